@@ -1,0 +1,29 @@
+import type { FastifyRequest } from 'fastify';
+import type { Context } from './context.ts';
+import { forbidden, unauthorized } from './errors.ts';
+import type { Token } from './world.ts';
+
+const BEARER = /^Bearer +(\S+)$/i;
+
+/** The token of a request: 401 when it is missing, malformed, unknown or expired. */
+export function authenticate(request: FastifyRequest, ctx: Context): Token {
+  const header = request.headers.authorization;
+  if (header === undefined) throw unauthorized('send Authorization: Bearer <token>');
+  let value = BEARER.exec(header)?.[1];
+  if (value === undefined && ctx.fault('auth-scheme-unchecked')) value = header.trim().split(/\s+/).pop();
+  if (value === undefined) throw unauthorized('malformed Authorization header; expected Bearer <token>');
+  const token = ctx.world.token(value);
+  if (!token || (token.expiresAt !== undefined && token.expiresAt <= ctx.clock.now())) {
+    throw unauthorized('unknown or expired token');
+  }
+  if (token.kind === 'pit' && ctx.fault('auth-pit-refused')) throw unauthorized('private integration tokens are not accepted');
+  return token;
+}
+
+/** A Sub-Account token of this location (or an Agency token of its company) holding the scope. */
+export function authorize(token: Token, ctx: Context, locationId: string, scope: string): void {
+  if (!token.scopes.includes(scope)) throw forbidden(`the token lacks the scope ${scope}`);
+  const location = ctx.world.location(locationId);
+  const owns = token.owner === 'location' ? token.locationId === locationId : location?.companyId === token.companyId;
+  if (!owns) throw forbidden(`the token does not give access to location ${locationId}`);
+}

@@ -1,0 +1,37 @@
+import type { Clock, TestClock } from './clock.ts';
+import type { FaultName } from './faults.ts';
+import type { FileStore } from './file-store.ts';
+import type { Ids } from './ids.ts';
+import type { Token, World } from './world.ts';
+
+export interface Session {
+  readonly executionId: string;
+  readonly agentId: string;
+  turns: number;
+  lastInteractionId?: string;
+}
+
+/** What every plugin of one server instance shares. */
+export interface Context {
+  readonly clock: Clock;
+  /** Present only when the test clock is switched on. */
+  readonly testClock?: TestClock;
+  readonly ids: Ids;
+  readonly world: World;
+  readonly files: FileStore;
+  readonly sessions: Map<string, Session>;
+  /** True when this fault is the one switched on. */
+  fault(name: FaultName): boolean;
+}
+
+export type VersionPolicy = 'required' | 'with-token';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `required`: every request needs `Version`; `with-token`: only requests that carry a token. */
+    version?: VersionPolicy;
+  }
+  interface FastifyRequest {
+    token?: Token;
+  }
+}

@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
+import { authenticate, authorize } from '../auth.ts';
+import type { Context, Session } from '../context.ts';
+import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
+import type { Token } from '../world.ts';
+
+export const EXECUTE_SCOPE = 'agent-studio.write';
+/** RFC 9745 Deprecation date of the old path (1 January 2026). */
+const DEPRECATED_SINCE = '@1767225600';
+
+interface ExecutionBody {
+  message: string;
+  locationId: string;
+  executionId?: string;
+  [field: string]: unknown;
+}
+
+type ExecuteRequest = FastifyRequest<{ Params: { agentId: string }; Body: ExecutionBody; Querystring: { source?: string } }>;
+
+/** `/agent/{agentId}/execute` in Fastify's notation. */
+const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
+
+export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+  const routes = [
+    { path: DEPRECATED_EXECUTE_PATH, deprecated: true, removed: ctx.fault('deprecated-removed') },
+    { path: REPLACEMENT_EXECUTE_PATH, deprecated: false, removed: ctx.fault('replacement-missing') },
+  ];
+  for (const route of routes.filter((r) => !r.removed)) {
+    app.post<{ Params: { agentId: string }; Body: ExecutionBody; Querystring: { source?: string } }>(
+      routePath(route.path),
+      {
+        config: { version: 'required' },
+        schema: {
+          body: { $ref: 'execution-request' },
+          querystring: { type: 'object', properties: { source: { type: 'string', minLength: 1 } } },
+        },
+        // Authentication comes before the body is judged: a request without a token learns nothing else.
+        preValidation: async (request: ExecuteRequest) => {
+          request.token = executionToken(request, ctx);
+          bendBody(request, route.deprecated, ctx);
+        },
+      },
+      async (request, reply) => {
+        const result = execute(request, ctx);
+        if (route.deprecated && !ctx.fault('deprecation-headers-absent')) {
+          const base = `${request.protocol}://${request.host}`;
+          const successor = routePath(REPLACEMENT_EXECUTE_PATH).replace(':agentId', encodeURIComponent(request.params.agentId));
+          reply.header('deprecation', DEPRECATED_SINCE).header('link', `<${base}${successor}>; rel="successor-version"`);
+        }
+        if (ctx.fault('exec-text-content-type')) return reply.type('text/plain').send(JSON.stringify(result));
+        return result;
+      },
+    );
+  }
+}
+
+function executionToken(request: ExecuteRequest, ctx: Context): Token {
+  try {
+    return authenticate(request, ctx);
+  } catch (error) {
+    const unknownBearer = request.headers.authorization?.startsWith('Bearer ') && (error as ApiError).statusCode === 401;
+    if (!(ctx.fault('auth-unknown-token-execute') && unknownBearer)) throw error;
+    return { value: '', kind: 'oauth', owner: 'company', companyId: ctx.world.seed.companies[0].id, scopes: [EXECUTE_SCOPE] };
+  }
+}
+
+/** Faults that change what the body validation sees. */
+function bendBody(request: ExecuteRequest, deprecated: boolean, ctx: Context): void {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body === null || typeof body !== 'object') return;
+  if (!deprecated && ctx.fault('replacement-other-shape')) {
+    if (typeof body.input !== 'string') throw badRequest('input is required');
+    body.message = body.input;
+  }
+  if (ctx.fault('agent-message-optional')) body.message ??= '';
+  if (ctx.fault('agent-location-500') && body.locationId === undefined) throw new TypeError("Cannot read properties of undefined (reading 'locationId')");
+}
+
+function execute(request: ExecuteRequest, ctx: Context) {
+  const { message, locationId, executionId } = request.body;
+  const agent =
+    ctx.world.agent(request.params.agentId) ??
+    (ctx.fault('agent-unknown-runs') ? ctx.world.seed.agents.find((a) => a.locationId === locationId) : undefined);
+  if (!agent) throw notFound(`no agent ${request.params.agentId}`);
+  // The token must reach the agent's own location; the body's locationId is then judged by the agent rule.
+  authorize(request.token as Token, ctx, agent.locationId, EXECUTE_SCOPE);
+  if (agent.locationId !== locationId && !ctx.fault('agent-location-unchecked')) {
+    throw forbidden(`agent ${agent.id} does not belong to location ${locationId}`);
+  }
+  if (agent.status !== 'active' && !ctx.fault('agent-inactive-runs')) {
+    throw new ApiError(422, 'agent_inactive', `agent ${agent.id} is ${agent.status}, not active`);
+  }
+  if (request.query.source !== undefined && ctx.fault('agent-source-refused')) throw badRequest('unknown parameter source');
+
+  const session = continueOrStart(executionId, agent.id, ctx);
+  session.turns += 1;
+  const interactionId =
+    ctx.fault('session-interaction-reused') && session.lastInteractionId ? session.lastInteractionId : ctx.ids.next('int');
+  session.lastInteractionId = interactionId;
+
+  const result: Record<string, unknown> = {
+    success: !ctx.fault('exec-success-false'),
+    executionId: session.executionId,
+    interactionId,
+    response: `Turn ${session.turns} with ${agent.name}: you said "${message}"`,
+    type: 'text',
+    nextExpectedInput: 'text',
+    goalCompletion: ctx.fault('exec-field-wrong-type') ? 'false' : false,
+    executionStatus: 'completed',
+    flowSwitch: false,
+    attachments: [],
+    generativeOutputs: [],
+  };
+  if (ctx.fault('exec-field-missing')) delete result.generativeOutputs;
+  return result;
+}
+
+/** §3: no executionId starts a session; a known one continues it. */
+function continueOrStart(executionId: string | undefined, agentId: string, ctx: Context): Session {
+  if (executionId === undefined && ctx.fault('session-id-required')) throw badRequest('executionId is required');
+  const known = executionId === undefined ? undefined : ctx.sessions.get(executionId);
+  if (executionId !== undefined && known?.agentId !== agentId && !ctx.fault('session-unknown-accepted')) {
+    throw notFound(`no session ${executionId} for agent ${agentId}`);
+  }
+  if (known && known.agentId === agentId && !ctx.fault('session-not-continued')) return known;
+  const session: Session = {
+    executionId: ctx.fault('session-fixed-id') ? 'exec-fixed' : ctx.ids.next('exec'),
+    agentId,
+    turns: 0,
+  };
+  ctx.sessions.set(session.executionId, session);
+  return session;
+}

@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import { authenticate } from '../auth.ts';
+import type { Context } from '../context.ts';
+import { ApiError, forbidden } from '../errors.ts';
+import type { AuthorizationCode, Owner } from '../world.ts';
+
+const ACCESS_TOKEN_SECONDS = 86_399;
+
+type Form = Record<string, unknown>;
+
+const oauthError = (statusCode: number, error: string, description: string) => new ApiError(statusCode, error, description);
+
+/** §4.4: POST /oauth/token (authorization code or refresh token) and POST /oauth/location-token. */
+export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  const issue = (grant: Omit<AuthorizationCode, 'code' | 'clientId'>, withRefresh: AuthorizationCode | undefined) => {
+    const accessToken = ctx.ids.next('at', 32);
+    ctx.world.addToken({
+      value: accessToken,
+      kind: 'oauth',
+      owner: grant.owner,
+      companyId: grant.companyId,
+      locationId: grant.locationId,
+      scopes: grant.scopes,
+      expiresAt: ctx.clock.now() + ACCESS_TOKEN_SECONDS * 1000,
+    });
+    let refreshToken: string | undefined;
+    if (withRefresh) {
+      refreshToken = ctx.ids.next('rt', 32);
+      ctx.world.addRefreshToken(refreshToken, withRefresh);
+    }
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_SECONDS,
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      scope: grant.scopes.join(' '),
+      userType: userType(grant.owner),
+      companyId: grant.companyId,
+      ...(grant.locationId ? { locationId: grant.locationId } : {}),
+    };
+  };
+
+  app.post<{ Body: Form }>('/oauth/token', { config: { version: 'required' } }, async (request) => {
+    const form = request.body ?? {};
+    const field = (name: string) => (typeof form[name] === 'string' && form[name] !== '' ? (form[name] as string) : undefined);
+    const clientId = field('client_id');
+    const app = clientId === undefined ? undefined : ctx.world.app(clientId);
+    if (!app || app.clientSecret !== field('client_secret')) throw oauthError(401, 'invalid_client', 'unknown client_id or wrong client_secret');
+    const grantType = field('grant_type');
+    let grant: AuthorizationCode | undefined;
+    if (grantType === 'authorization_code') {
+      const code = field('code');
+      if (code === undefined) throw oauthError(400, 'invalid_request', 'code is required');
+      grant = ctx.world.takeCode(code);
+    } else if (grantType === 'refresh_token') {
+      const refreshToken = field('refresh_token');
+      if (refreshToken === undefined) throw oauthError(400, 'invalid_request', 'refresh_token is required');
+      grant = ctx.world.takeRefreshToken(refreshToken);
+    } else {
+      throw oauthError(400, 'unsupported_grant_type', 'grant_type is authorization_code or refresh_token');
+    }
+    if (!grant || grant.clientId !== app.clientId) throw oauthError(400, 'invalid_grant', 'the code or refresh token is unknown, used or of another client');
+    return issue(grant, grant);
+  });
+
+  app.post<{ Body: Form }>('/oauth/location-token', { config: { version: 'required' } }, async (request) => {
+    const token = authenticate(request, ctx);
+    if (token.owner !== 'company') throw forbidden('an Agency access token is required');
+    const form = request.body ?? {};
+    const { companyId, locationId } = form;
+    if (typeof companyId !== 'string' || typeof locationId !== 'string') {
+      throw oauthError(400, 'invalid_request', 'companyId and locationId are required');
+    }
+    if (companyId !== token.companyId || ctx.world.location(locationId)?.companyId !== companyId) {
+      throw forbidden(`location ${locationId} is not in the token's company`);
+    }
+    return issue({ owner: 'location', companyId, locationId, scopes: token.scopes }, undefined);
+  });
+}
+
+function userType(owner: Owner): string {
+  return owner === 'location' ? 'Location' : 'Company';
+}

@@ -1,0 +1,247 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import {
+  ALLOWED_EXTENSION_SET,
+  extensionOf,
+  FILE_FORM_KEY,
+  MAX_FILE_BYTES_BINARY,
+  MAX_FILE_BYTES_DECIMAL,
+  MAX_FILES_PER_UPLOAD,
+  SECURE_CUTOVER_DATE,
+  SECURE_PATH_PREFIX,
+} from '../../src/contract.ts';
+import { describeErrors, validatorFor } from '../../src/schemas.ts';
+import { authenticate, authorize } from '../auth.ts';
+import type { Context } from '../context.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
+import type { Blob, StoredFile } from '../file-store.ts';
+
+export const UPLOAD_SCOPE = 'conversations/message.write';
+const MIB = 1024 * 1024;
+const FIELD_BYTES = 64 * 1024;
+/** After a refusal the rest of the body is read and dropped, up to this much, then the connection closes. */
+const DRAIN_LIMIT = 64 * MIB;
+
+interface ReceivedFile {
+  blob: Blob;
+  fileName: string;
+  extension: string;
+}
+
+interface Received {
+  fields: Record<string, string[]>;
+  files: ReceivedFile[];
+}
+
+const validateFields = validatorFor('upload-request');
+
+export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+  // preservePath: keep the client's file name whole, so path tricks are refused rather than silently cut.
+  await app.register(multipart, { preservePath: true });
+
+  app.post('/conversations/messages/upload', { config: { version: 'required' } }, async (request, reply) => {
+    if (!request.isMultipart()) {
+      throw new ApiError(415, 'unsupported_media_type', `send multipart/form-data with the files under ${FILE_FORM_KEY}`);
+    }
+    const anonymousAllowed = ctx.fault('auth-optional-upload') && request.headers.authorization === undefined;
+    const token = anonymousAllowed ? undefined : authenticate(request, ctx);
+    const received = await receive(request, ctx);
+    try {
+      const fields = formFields(received.fields, ctx, token?.locationId);
+      if (received.files.length === 0 && !ctx.fault('upload-no-file-accepted')) {
+        throw badRequest(`no file: send 1 to ${MAX_FILES_PER_UPLOAD} files under ${FILE_FORM_KEY}`);
+      }
+      if (token) authorize(token, ctx, fields.locationId, UPLOAD_SCOPE);
+      const conversation = checkTarget(fields, ctx);
+      const secure = isSecure(fields, conversation?.channel, ctx);
+      const base = `${request.protocol}://${request.host}`;
+      const uploadedFiles: Record<string, string> = {};
+      for (const file of received.files) {
+        const stored = record(file, fields.locationId, secure, ctx);
+        uploadedFiles[uniqueKey(uploadedFiles, file.fileName)] = stored.slug
+          ? `${base}${ctx.fault('secure-wrong-path') ? '/files/s/' : SECURE_PATH_PREFIX}${stored.slug}`
+          : `${base}/files/p/${stored.id}/${encodeURIComponent(stored.fileName)}`;
+      }
+      if (ctx.fault('upload-missing-url')) delete uploadedFiles[Object.keys(uploadedFiles).at(-1) ?? ''];
+      const body = ctx.fault('upload-renamed-field') ? { files: uploadedFiles } : { uploadedFiles };
+      if (ctx.fault('upload-text-response')) return reply.type('text/plain').send(JSON.stringify(body));
+      return body;
+    } catch (error) {
+      await ctx.files.discard(received.files.map((f) => f.blob));
+      throw error;
+    }
+  });
+}
+
+/** Streams the multipart body into the store, enforcing every limit as the bytes arrive. */
+async function receive(request: FastifyRequest, ctx: Context): Promise<Received> {
+  const maxFiles = ctx.fault('upload-six-files') ? 6 : ctx.fault('upload-four-files') ? 4 : MAX_FILES_PER_UPLOAD;
+  const fileSize = ctx.fault('upload-size-unchecked')
+    ? 8 * MIB
+    : ctx.fault('upload-size-four-mib')
+      ? 4 * MIB
+      : ctx.fault('upload-size-decimal')
+        ? MAX_FILE_BYTES_DECIMAL
+        : MAX_FILE_BYTES_BINARY;
+  const received: Received = { fields: {}, files: [] };
+  try {
+    const parts = request.parts({
+      limits: { files: maxFiles, fileSize, fields: 50, fieldSize: FIELD_BYTES, parts: 100, headerPairs: 50 },
+    });
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (part.valueTruncated || part.fieldnameTruncated) throw new ApiError(413, 'field_too_large', `form field ${part.fieldname} is over ${FIELD_BYTES} bytes`);
+        (received.fields[part.fieldname] ??= []).push(String(part.value));
+        continue;
+      }
+      if (part.fieldname !== FILE_FORM_KEY) {
+        throw badRequest(`a file was sent under ${part.fieldname}; files go under ${FILE_FORM_KEY}`);
+      }
+      const extension = checkFileName(part.filename, ctx);
+      const blob = await ctx.files.write(ctx.ids.next('blob'), part.file);
+      received.files.push({ blob, fileName: part.filename, extension });
+      if (part.file.truncated) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
+      const total = received.files.reduce((sum, f) => sum + f.blob.size, 0);
+      if (ctx.fault('upload-total-cap') && total > 20 * MIB) throw new ApiError(413, 'upload_too_large', 'the upload is over 20 MiB in total');
+    }
+    return received;
+  } catch (error) {
+    await ctx.files.discard(received.files.map((f) => f.blob));
+    const drained = await drain(request.raw);
+    if (!drained) request.raw.socket.once('finish', () => request.raw.socket.destroy());
+    throw translate(error, maxFiles);
+  }
+}
+
+/** Multipart errors of the parser, reworded for the client; ours pass through. */
+function translate(error: unknown, maxFiles: number): unknown {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_FILES_LIMIT') return new ApiError(413, 'too_many_files', `at most ${maxFiles} files per upload`);
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return new ApiError(413, 'too_many_parts', 'too many form parts');
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return new ApiError(413, 'file_too_large', 'a file is over the 5 MB limit per file');
+  const message = (error as Error).message ?? String(error);
+  return badRequest(`malformed multipart body: ${message}`);
+}
+
+/** Reads and drops what is left of a refused body; false when it went past DRAIN_LIMIT. */
+function drain(raw: IncomingMessage): Promise<boolean> {
+  if (raw.complete || raw.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ok: boolean) => {
+      raw.off('data', onData).off('end', onEnd).off('close', onEnd).off('error', onEnd);
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_LIMIT) {
+        raw.pause();
+        finish(false);
+      }
+    };
+    const onEnd = () => finish(true);
+    raw.unpipe();
+    raw.on('data', onData).once('end', onEnd).once('close', onEnd).once('error', onEnd);
+    raw.resume();
+  });
+}
+
+/** The name must be a plain file name with an allowed extension; returns the extension. */
+function checkFileName(fileName: string, ctx: Context): string {
+  if (fileName === '') throw badRequest('every file needs a file name');
+  // eslint-disable-next-line no-control-regex
+  if (/[/\\]|\.\.|[\u0000-\u001f\u007f]/.test(fileName) || fileName.length > 255) {
+    throw badRequest('file names must not hold path separators, "..", control characters or more than 255 characters');
+  }
+  const extension = extensionOf(fileName);
+  if (ctx.fault('upload-any-extension')) return extension;
+  const caseRefused = ctx.fault('upload-ext-case-sensitive') && /[A-Z]/.test(fileName.slice(fileName.lastIndexOf('.')));
+  const heicRefused = ctx.fault('upload-heic-refused') && extension === 'heic';
+  if (!ALLOWED_EXTENSION_SET.has(extension) || caseRefused || heicRefused) {
+    throw new ApiError(400, 'unsupported_file_type', `the file type of ${fileName} is not allowed; see the allowed extensions`);
+  }
+  return extension;
+}
+
+interface UploadFields {
+  locationId: string;
+  conversationId?: string;
+  contactId?: string;
+  attachmentUrls: string[];
+  isSecureAttachment?: string;
+}
+
+/** The form fields as the schema sees them: one value each, attachmentUrls as a list. */
+function formFields(raw: Record<string, string[]>, ctx: Context, tokenLocation: string | undefined): UploadFields {
+  const fields: Record<string, unknown> = {};
+  for (const [name, values] of Object.entries(raw)) {
+    if (name === 'attachmentUrls' || name === 'attachmentUrls[]') {
+      fields.attachmentUrls = [...((fields.attachmentUrls as string[] | undefined) ?? []), ...values];
+    } else {
+      fields[name] = values[0];
+    }
+  }
+  const location = (fields.locationId as string | undefined) ?? tokenLocation ?? ctx.world.seed.locations[0].id;
+  if (ctx.fault('upload-location-optional')) fields.locationId ??= location;
+  if (ctx.fault('upload-attachment-urls-optional')) fields.attachmentUrls ??= [];
+  if (ctx.fault('upload-target-optional') && fields.conversationId === undefined && fields.contactId === undefined) {
+    fields.contactId = ctx.world.seed.contacts.find((c) => c.locationId === location)?.id;
+  }
+  if (!validateFields(fields)) throw badRequest(`invalid upload fields: ${describeErrors(validateFields.errors)}`);
+  return fields as unknown as UploadFields;
+}
+
+/** The conversation or contact must exist in the location. */
+function checkTarget(fields: UploadFields, ctx: Context) {
+  if (fields.conversationId === undefined && ctx.fault('upload-conversation-required')) throw badRequest('conversationId is required');
+  const conversation = fields.conversationId === undefined ? undefined : ctx.world.conversation(fields.conversationId);
+  if (fields.conversationId !== undefined && conversation?.locationId !== fields.locationId) {
+    throw notFound(`conversation ${fields.conversationId} is not in location ${fields.locationId}`);
+  }
+  if (fields.contactId !== undefined && ctx.world.contact(fields.contactId)?.locationId !== fields.locationId) {
+    throw notFound(`contact ${fields.contactId} is not in location ${fields.locationId}`);
+  }
+  return conversation;
+}
+
+function cutoverAt(ctx: Context): number {
+  if (ctx.fault('cutover-ignored')) return Number.POSITIVE_INFINITY;
+  if (ctx.fault('cutover-early')) return Date.parse('2026-11-28T00:00:00Z');
+  if (ctx.fault('cutover-late')) return Date.parse('2026-12-01T00:00:00Z');
+  if (ctx.fault('cutover-pacific')) return Date.parse(`${SECURE_CUTOVER_DATE}T08:00:00Z`);
+  return Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`);
+}
+
+/** §4.1 rules 3, 4 and 6: the flag decides before the cutover (email only); afterwards every upload is secure. */
+function isSecure(fields: UploadFields, channel: string | undefined, ctx: Context): boolean {
+  const flag = fields.isSecureAttachment?.toLowerCase();
+  if (ctx.clock.now() >= cutoverAt(ctx)) return !(ctx.fault('cutover-flag-honoured') && flag === 'false');
+  if (flag !== 'true') return false;
+  if (channel !== 'email') throw badRequest('secure attachments are supported on the email channel only: name an email conversation');
+  return true;
+}
+
+function record(file: ReceivedFile, locationId: string, secure: boolean, ctx: Context): StoredFile {
+  const stored: StoredFile = {
+    ...file.blob,
+    id: ctx.ids.next('file'),
+    fileName: file.fileName,
+    extension: file.extension,
+    locationId,
+    uploadedAt: ctx.clock.now(),
+    slug: secure ? ctx.ids.next('att', 24) : undefined,
+  };
+  ctx.files.add(stored);
+  return stored;
+}
+
+/** Two files of one name keep both: the second key becomes `name (2).ext`. */
+function uniqueKey(taken: Record<string, string>, fileName: string): string {
+  const dot = fileName.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [fileName.slice(0, dot), fileName.slice(dot)] : [fileName, ''];
+  let key = fileName;
+  for (let n = 2; key in taken; n++) key = `${stem} (${n})${ext}`;
+  return key;
+}

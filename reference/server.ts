@@ -1,0 +1,97 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { API_VERSION } from '../src/contract.ts';
+import { ajv } from '../src/schemas.ts';
+import { type Clock, systemClock, TestClock } from './clock.ts';
+import type { Context, Session } from './context.ts';
+import { ApiError, badRequest } from './errors.ts';
+import type { FaultName } from './faults.ts';
+import { FileStore } from './file-store.ts';
+import { Ids } from './ids.ts';
+import { agentRoutes } from './plugins/agents.ts';
+import { fileRoutes } from './plugins/files.ts';
+import { oauthRoutes } from './plugins/oauth.ts';
+import { testClockRoutes } from './plugins/test-clock.ts';
+
+export { TEST_CLOCK_PATH } from './plugins/test-clock.ts';
+import { uploadRoutes } from './plugins/upload.ts';
+import { loadSeed, type SeedData, World } from './world.ts';
+
+export interface ServerOptions {
+  /** Derive ids, slugs and signatures from this seed (SEED); random when absent. */
+  seed?: string;
+  /** Serve the test-clock protocol at /__test/clock and freeze time at `start` (epoch ms, default now). */
+  testClock?: boolean | { start: number };
+  /** Break exactly one rule (FAULT). */
+  fault?: FaultName;
+  /** The world: locations, conversations, contacts, agents, tokens. Default reference/seed.json. */
+  seedData?: SeedData;
+  logger?: FastifyServerOptions['logger'];
+  /** Cut off clients that take longer than this to send a whole request. */
+  requestTimeoutMs?: number;
+}
+
+export async function buildServer(options: ServerOptions = {}): Promise<FastifyInstance> {
+  const testClock = options.testClock
+    ? new TestClock(typeof options.testClock === 'object' ? options.testClock.start : Date.now())
+    : undefined;
+  const clock: Clock = testClock ?? systemClock;
+  const files = await FileStore.create();
+  const ctx: Context = {
+    clock,
+    testClock,
+    ids: new Ids(options.seed),
+    world: new World(options.seedData ?? loadSeed()),
+    files,
+    sessions: new Map<string, Session>(),
+    fault: (name) => options.fault === name,
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: options.requestTimeoutMs ?? 60_000,
+    connectionTimeout: options.requestTimeoutMs ?? 60_000,
+  });
+  // One strict ajv for the whole project: route schemas reference `schemas/*.schema.json` by $id.
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  app.decorateRequest('token', undefined);
+
+  app.addHook('onRequest', async (request) => {
+    const policy = request.routeOptions.config.version;
+    if (policy === undefined || (policy === 'with-token' && request.headers.authorization === undefined)) return;
+    const version = request.headers.version;
+    if (version === undefined) {
+      if (!ctx.fault('version-optional')) throw badRequest(`the Version header is required; send Version: ${API_VERSION}`);
+    } else if (version !== API_VERSION && !ctx.fault('version-any')) {
+      throw badRequest(`unknown API version ${String(version)}; the published version is ${API_VERSION}`);
+    }
+  });
+  // The Date header follows the server's clock, so a suite without the test clock can still read it.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('date', new Date(clock.now()).toUTCString());
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.statusCode).send({ statusCode: error.statusCode, error: error.code, message: error.message });
+    }
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return reply.code(status).send({ statusCode: status, error: error.code ?? 'bad_request', message: error.message });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ statusCode: 500, error: 'internal', message: 'internal server error' });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ statusCode: 404, error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }),
+  );
+
+  await app.register(uploadRoutes, { ctx });
+  await app.register(fileRoutes, { ctx });
+  await app.register(agentRoutes, { ctx });
+  await app.register(oauthRoutes, { ctx });
+  if (testClock) await app.register(testClockRoutes, { testClock });
+
+  app.addHook('onClose', async () => files.close());
+  return app;
+}

@@ -1,0 +1,60 @@
+// Facts stated by the contract (../shared/contract/platform-api.md), each with its section.
+// The suite derives its expectations from these; the reference server enforces them.
+
+/** §9.1: the only published version, sent as the `Version` header. */
+export const API_VERSION = 'v3';
+
+/** §8: maximum files per upload. */
+export const MAX_FILES_PER_UPLOAD = 5;
+
+/** §8: "5 MB" per file. Decimal and binary readings differ; both are kept, see the size cases. */
+export const MAX_FILE_BYTES_DECIMAL = 5_000_000;
+export const MAX_FILE_BYTES_BINARY = 5 * 1024 * 1024;
+
+/** §8: a secure attachment URL is public for one hour after the upload. */
+export const SECURE_PUBLIC_WINDOW_SECONDS = 3600;
+
+/** §4.1 rule 6, §9.4: from this date every upload is stored as secure. The time zone is not shown. */
+export const SECURE_CUTOVER_DATE = '2026-11-30';
+
+/** §4.1 rule 2: the form key of the file content. */
+export const FILE_FORM_KEY = 'fileAttachment';
+
+/** §4.1 rule 5, §5.6: the scope that downloads a private secure attachment. */
+export const FILES_READONLY_SCOPE = 'files.readonly';
+
+/** §4.1 rule 4: path of a secure attachment; the slug is its last segment. */
+export const SECURE_PATH_PREFIX = '/files/d/';
+
+/** §4.3: the deprecated execution path and its replacement (§4.3 rule 4, §9.3). */
+export const DEPRECATED_EXECUTE_PATH = '/agent-studio/public-api/agents/{agentId}/execute';
+export const REPLACEMENT_EXECUTE_PATH = '/agent/{agentId}/execute';
+
+/** §8: allowed upload file types, by extension, per category. */
+export const ALLOWED_EXTENSIONS = {
+  Images: ['jpg', 'jpeg', 'png', 'gif', 'svg', 'heic', 'ai'],
+  Videos: ['mp4', 'mpeg', '3gp'],
+  Audio: ['mp3', 'wav', 'wave', 'aiff', 'aif', 'aifc', 'gsm', 'ulaw', 'ogg', 'aac', 'm4a', 'amr'],
+  Documents: ['pdf', 'doc', 'docx', 'txt', 'csv', 'xls', 'xlsx', 'ppt', 'pptx', 'odt'],
+  Archives: ['zip', 'rar'],
+  Other: ['vcf', 'vcard', 'ics'],
+} as const;
+
+export type ExtensionCategory = keyof typeof ALLOWED_EXTENSIONS;
+
+export const ALLOWED_EXTENSION_SET: ReadonlySet<string> = new Set(Object.values(ALLOWED_EXTENSIONS).flat());
+
+/** The extension of a file name, lower-cased, or '' when it has none. */
+export function extensionOf(fileName: string): string {
+  const dot = fileName.lastIndexOf('.');
+  return dot <= 0 || dot === fileName.length - 1 ? '' : fileName.slice(dot + 1).toLowerCase();
+}
+
+/** Expand a path template such as REPLACEMENT_EXECUTE_PATH. */
+export function expandPath(template: string, params: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`path parameter ${name} missing for ${template}`);
+    return encodeURIComponent(value);
+  });
+}

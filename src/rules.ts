@@ -1,0 +1,109 @@
+// The rule catalogue: every testable sentence of the contract, with a stable id and a level.
+// MUST: the contract states it. SHOULD: a reasonable reading of what it states (a warning).
+// INFO: an observation of what the contract leaves open (never a failure).
+
+export type Level = 'MUST' | 'SHOULD' | 'INFO';
+
+export type Area =
+  | 'Upload'
+  | 'Permanent URLs'
+  | 'Secure attachments'
+  | 'Dated change'
+  | 'Agent execution'
+  | 'Deprecation'
+  | 'Authentication'
+  | 'Versioning';
+
+export interface Rule {
+  readonly id: string;
+  readonly level: Level;
+  readonly area: Area;
+  /** Contract section(s), e.g. "§4.1 rule 4". */
+  readonly section: string;
+  /** A plain statement of the fact, in the present tense. */
+  readonly title: string;
+  /** The contract's own words, shortened. */
+  readonly quote: string;
+}
+
+export const RULES = [
+  // Upload: POST /conversations/messages/upload
+  { id: 'UPLOAD-ACCEPTED', level: 'MUST', area: 'Upload', section: '§4.1', title: 'a valid upload answers 200 with JSON', quote: 'Response 200: application/json with the object of 2.2 (it carries the URLs).' },
+  { id: 'UPLOAD-RESPONSE-SCHEMA', level: 'MUST', area: 'Upload', section: '§2.2', title: 'the upload response holds an uploadedFiles object', quote: 'uploadedFiles | object | yes | Holds the URLs of the uploaded files.' },
+  { id: 'UPLOAD-URL-PER-FILE', level: 'MUST', area: 'Upload', section: '§2.2, §4.1', title: 'the upload response carries a URL for every file', quote: 'Holds the URLs of the uploaded files.' },
+  { id: 'UPLOAD-FILES-MAX', level: 'MUST', area: 'Upload', section: '§8', title: 'five files are accepted and a sixth is refused', quote: 'Maximum files per upload | 5' },
+  { id: 'UPLOAD-FILES-MIN', level: 'SHOULD', area: 'Upload', section: '§4.1 rule 2', title: 'an upload with no file is refused', quote: 'Files are sent under the key fileAttachment.' },
+  { id: 'UPLOAD-SIZE-MAX', level: 'MUST', area: 'Upload', section: '§8', title: 'a 5 MB file is accepted and a larger one is refused', quote: 'Maximum file size | 5 MB | each uploaded file' },
+  { id: 'UPLOAD-SIZE-UNIT', level: 'INFO', area: 'Upload', section: '§8', title: 'sizes between 5,000,000 bytes and 5 MiB are observed', quote: 'Maximum file size | 5 MB' },
+  { id: 'UPLOAD-SIZE-TOTAL', level: 'SHOULD', area: 'Upload', section: '§8', title: 'five files of the maximum size are accepted together', quote: 'Maximum file size | 5 MB; Maximum files per upload | 5' },
+  { id: 'UPLOAD-EXT-ALLOWED', level: 'MUST', area: 'Upload', section: '§8', title: 'every allowed extension is accepted', quote: 'Allowed upload file types (by extension)' },
+  { id: 'UPLOAD-EXT-CASE', level: 'SHOULD', area: 'Upload', section: '§8', title: 'allowed extensions are accepted in upper case', quote: 'Images | JPG, JPEG, PNG, …' },
+  { id: 'UPLOAD-EXT-OTHER', level: 'MUST', area: 'Upload', section: '§8', title: 'an extension outside the allowed table is refused', quote: 'Allowed upload file types (by extension)' },
+  { id: 'UPLOAD-TARGET-REQUIRED', level: 'MUST', area: 'Upload', section: '§4.1 rule 1, §7', title: 'an upload without conversationId and contactId is refused', quote: 'a request with neither violates the contract' },
+  { id: 'UPLOAD-CONTACT-ONLY', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with contactId alone is accepted', quote: 'At least one of conversationId or contactId must be supplied.' },
+  { id: 'UPLOAD-LOCATION-REQUIRED', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload without locationId is refused', quote: 'locationId | string | yes' },
+  { id: 'UPLOAD-ATTACHMENT-URLS', level: 'SHOULD', area: 'Upload', section: '§2.1', title: 'an upload without attachmentUrls is refused', quote: 'attachmentUrls | array of string | yes' },
+
+  // Permanent URLs of non-secure uploads
+  { id: 'PERMANENT-URL-ANONYMOUS', level: 'MUST', area: 'Permanent URLs', section: '§4.1 rule 3', title: 'a non-secure upload URL serves the exact bytes with no headers', quote: 'Without the secure flag, the returned URL stays permanently accessible.' },
+  { id: 'PERMANENT-URL-LASTS', level: 'MUST', area: 'Permanent URLs', section: '§4.1 rule 3', title: 'a non-secure upload URL still serves after the hour', quote: 'the returned URL stays permanently accessible' },
+  { id: 'FILE-CONTENT-TYPE', level: 'INFO', area: 'Permanent URLs', section: '§8', title: 'the content type of served files is observed', quote: 'Allowed upload file types (by extension)' },
+
+  // Secure attachments
+  { id: 'SECURE-URL-FORM', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure upload URL has the form /files/d/{slug}', quote: 'the returned URL has the form /files/d/{slug}' },
+  { id: 'SECURE-PUBLIC-WINDOW', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4, §8', title: 'a secure URL serves anonymously within the hour', quote: 'publicly reachable for one hour after the upload' },
+  { id: 'SECURE-PRIVATE-AFTER', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure URL refuses anonymous reads after the hour', quote: 'Afterwards the attachment is private.' },
+  { id: 'SECURE-SIGNED-URL', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 5, §4.2', title: 'a files.readonly token gets a signed URL serving the exact bytes', quote: 'it returns a short-lived signed download URL' },
+  { id: 'SECURE-SCOPE-REQUIRED', level: 'MUST', area: 'Secure attachments', section: '§4.2, §5.6', title: 'a token lacking files.readonly gets no signed URL', quote: 'Downloading a private secure attachment requires the scope files.readonly.' },
+  { id: 'SECURE-UNKNOWN-SLUG', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'an unknown slug is refused', quote: 'slug (string), taken from the secure attachment URL' },
+  { id: 'SECURE-SIGNED-EXPIRES', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'a signed URL stops serving within the hour', quote: 'Returns a short-lived signed download URL.' },
+  { id: 'SECURE-SIGNED-BOUND', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'a signed URL does not serve another slug', quote: 'a short-lived signed download URL' },
+  { id: 'SECURE-SIGNED-TAMPER', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'a tampered signed URL is refused', quote: 'a short-lived signed download URL' },
+
+  // The dated change of 30 November 2026
+  { id: 'CUTOVER-ALL-SECURE', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §9.4', title: 'from 30 November 2026 an upload without the flag is secure', quote: 'every file uploaded through this endpoint is stored as a secure attachment' },
+  { id: 'CUTOVER-FLAG-IGNORED', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §2.1', title: 'from 30 November 2026 isSecureAttachment=false is ignored', quote: 'isSecureAttachment is ignored' },
+  { id: 'CUTOVER-INSTANT', level: 'INFO', area: 'Dated change', section: '§9.4', title: 'the instant the regime changes is observed', quote: 'From 30 November 2026' },
+
+  // Agent execution and sessions
+  { id: 'EXEC-RESPONSE-SCHEMA', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'the execution response has all eleven fields with their types', quote: 'All fields are required.' },
+  { id: 'EXEC-CONTENT-TYPE', level: 'MUST', area: 'Agent execution', section: '§4.3', title: 'the execution response is application/json', quote: 'Response 200: application/json, fields of 2.4.' },
+  { id: 'EXEC-SUCCESS', level: 'SHOULD', area: 'Agent execution', section: '§2.4', title: 'a successful execution reports success true', quote: 'success | boolean | Success status.' },
+  { id: 'SESSION-START', level: 'MUST', area: 'Agent execution', section: '§3', title: 'a message without executionId starts a session', quote: 'a session starts with a request without executionId; the reply carries an executionId' },
+  { id: 'SESSION-CONTINUE', level: 'MUST', area: 'Agent execution', section: '§3, §2.3', title: 'sending executionId continues that session', quote: 'requests that send it continue that session' },
+  { id: 'SESSION-INTERACTION-NEW', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'every exchange gets a new interactionId', quote: 'a new one for each exchange' },
+  { id: 'SESSION-DISTINCT', level: 'SHOULD', area: 'Agent execution', section: '§3', title: 'two new sessions get different executionIds', quote: 'a session starts with a request without executionId' },
+  { id: 'SESSION-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown executionId is refused', quote: 'send the value returned earlier to continue it' },
+  { id: 'AGENT-INACTIVE', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1, §3', title: 'an agent that is not active is refused', quote: 'The agent must be active' },
+  { id: 'AGENT-FOREIGN-LOCATION', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1', title: 'an agent of another location is refused', quote: 'and belong to the locationId in the body' },
+  { id: 'AGENT-MESSAGE-REQUIRED', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 2', title: 'an execution without message is refused', quote: 'locationId and message are required' },
+  { id: 'AGENT-LOCATION-REQUIRED', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 2', title: 'an execution without locationId is refused', quote: 'locationId and message are required' },
+  { id: 'AGENT-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown agent is refused', quote: 'agentId | string | yes | Managed agent identifier' },
+  { id: 'AGENT-SOURCE', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an execution with source=public_api is accepted', quote: 'source | string | no | examples of values: public_api, internal' },
+
+  // Deprecation
+  { id: 'DEPRECATED-STILL-SERVED', level: 'MUST', area: 'Deprecation', section: '§4.3, §9.3', title: 'the deprecated path still executes in v3', quote: 'it may be replaced or removed in future versions' },
+  { id: 'REPLACEMENT-EXISTS', level: 'MUST', area: 'Deprecation', section: '§4.3 rule 4, §9.3', title: 'the replacement path exists', quote: 'the replacement is POST /agent/{agentId}/execute' },
+  { id: 'REPLACEMENT-SAME-SHAPE', level: 'INFO', area: 'Deprecation', section: '§4.3 rule 4', title: 'whether the replacement takes the deprecated shape is observed', quote: 'Request and response shape of the replacement: not shown.' },
+  { id: 'DEPRECATION-HEADERS', level: 'INFO', area: 'Deprecation', section: '§9.3', title: 'Deprecation, Sunset and Link headers are observed', quote: 'The operation is deprecated' },
+
+  // Authentication
+  { id: 'AUTH-TOKEN-REQUIRED', level: 'MUST', area: 'Authentication', section: '§5.1', title: 'a request without a token is refused', quote: 'Every authenticated request sends the header Authorization: Bearer <ACCESS_TOKEN>.' },
+  { id: 'AUTH-MALFORMED', level: 'MUST', area: 'Authentication', section: '§5.1', title: 'a malformed Authorization header is refused', quote: 'Authorization: Bearer <ACCESS_TOKEN>' },
+  { id: 'AUTH-UNKNOWN-TOKEN', level: 'MUST', area: 'Authentication', section: '§5.2', title: 'an unknown token is refused', quote: 'Two kinds of token are accepted' },
+  { id: 'AUTH-PIT', level: 'INFO', area: 'Authentication', section: '§5.2, §5.8', title: 'private integration token acceptance is observed', quote: 'whether the execute endpoint accepts PITs: not shown' },
+
+  // Versioning
+  { id: 'VERSION-MISSING', level: 'INFO', area: 'Versioning', section: '§9.1', title: 'the reaction to a missing Version header is observed', quote: 'Every request must send the Version header' },
+  { id: 'VERSION-UNKNOWN', level: 'INFO', area: 'Versioning', section: '§9.1', title: 'the reaction to an unknown Version is observed', quote: 'The only published version is v3' },
+] as const satisfies readonly Rule[];
+
+export type RuleId = (typeof RULES)[number]['id'];
+
+const BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((rule) => [rule.id, rule]));
+
+export function ruleById(id: string): Rule {
+  const rule = BY_ID.get(id);
+  if (!rule) throw new Error(`unknown rule id ${id}; the catalogue is src/rules.ts`);
+  return rule;
+}

@@ -1,0 +1,29 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats ships CommonJS; under ESM its callable sits on `default`.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
+
+export type SchemaId = 'upload-request' | 'upload-response' | 'execution-request' | 'execution-response';
+
+/** One strict ajv instance for the whole project: every `schemas/*.schema.json` is compiled once, here. */
+export const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats(ajv);
+for (const file of readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.schema.json')).sort()) {
+  ajv.addSchema(JSON.parse(readFileSync(SCHEMA_DIR + file, 'utf8')));
+}
+
+export function validatorFor(id: SchemaId): ValidateFunction {
+  const validate = ajv.getSchema(id);
+  if (!validate) throw new Error(`schema ${id} is not in ${SCHEMA_DIR}`);
+  return validate;
+}
+
+/** ajv errors as one readable line, e.g. `/message must be string; must have required property 'locationId'`. */
+export function describeErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join('; ');
+}
