@@ -127,7 +127,7 @@ function translate(error: unknown, maxFiles: number): unknown {
 
 /** Reads and drops what is left of a refused body; false when it went past DRAIN_LIMIT. */
 function drain(raw: IncomingMessage): Promise<boolean> {
-  if (raw.complete || raw.destroyed) return Promise.resolve(true);
+  if (raw.complete || raw.readableEnded || raw.destroyed) return Promise.resolve(true);
   return new Promise((resolve) => {
     let seen = 0;
     const finish = (ok: boolean) => {

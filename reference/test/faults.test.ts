@@ -1,0 +1,179 @@
+// Every fault of the catalogue is observable: one probe per fault, run against a clean server and
+// against the faulty one; the two observations must differ. The table is keyed by fault name, so
+// the type checker refuses a fault without a probe.
+import type { FastifyInstance } from 'fastify';
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { MAX_FILE_BYTES_BINARY, MAX_FILE_BYTES_DECIMAL, REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
+import { validatorFor } from '../../src/schemas.ts';
+import { FAULTS, type FaultName, faultCatalogue } from '../faults.ts';
+import {
+  apiHeaders,
+  bytesOf,
+  execute,
+  fetchUrl,
+  type FilePart,
+  server,
+  setClock,
+  sha256,
+  upload,
+  uploadedUrl,
+  urlsIn,
+  validFields,
+  WORLD,
+} from './helpers.ts';
+
+type Probe = (app: FastifyInstance) => Promise<unknown>;
+
+const files = (count: number, size = 100): FilePart[] =>
+  Array.from({ length: count }, (_, i) => ({ name: `file-${i}.png`, bytes: bytesOf(`file-${i}`, size) }));
+const uploadStatus = (options: Parameters<typeof upload>[1]): Probe => async (app) => (await upload(app, options)).statusCode;
+const secureFields = validFields({ isSecureAttachment: 'true' });
+
+/** Status of an anonymous read of a secure URL, `seconds` after the upload. */
+const secureReadAfter = (seconds: number): Probe => async (app) => {
+  const url = await uploadedUrl(app, { fields: secureFields });
+  await setClock(app, { advanceSeconds: seconds });
+  return (await fetchUrl(app, url)).statusCode;
+};
+
+/** The path of the URL of an upload without the flag, made at `at`. */
+const urlPathAt = (at: string, fields = validFields()): Probe => async (app) => {
+  await setClock(app, { now: at });
+  return new URL(await uploadedUrl(app, { fields })).pathname.split('/').slice(0, 3).join('/');
+};
+
+async function signedUrl(app: FastifyInstance): Promise<{ url: string; slug: string }> {
+  const secure = await uploadedUrl(app, { fields: secureFields });
+  const slug = secure.split('/').pop()!;
+  const response = await fetchUrl(app, secure, apiHeaders(WORLD.filesToken));
+  return { url: urlsIn(response.json())[0], slug };
+}
+
+const signedStatus = (token: string, slug?: string): Probe => async (app) => {
+  const secure = await uploadedUrl(app, { fields: secureFields });
+  return (await fetchUrl(app, slug ? secure.replace(/[^/]+$/, slug) : secure, apiHeaders(token))).statusCode;
+};
+
+const exec = (options: Parameters<typeof execute>[1]): Probe => async (app) => (await execute(app, options)).statusCode;
+const validExecution = validatorFor('execution-response');
+
+const PROBES: Record<FaultName, Probe> = {
+  'upload-six-files': uploadStatus({ files: files(6) }),
+  'upload-four-files': uploadStatus({ files: files(5) }),
+  'upload-size-unchecked': uploadStatus({ files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }] }),
+  'upload-size-four-mib': uploadStatus({ files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_DECIMAL) }] }),
+  'upload-size-decimal': uploadStatus({ files: [{ name: 'mid.pdf', bytes: bytesOf('mid', MAX_FILE_BYTES_DECIMAL + 1) }] }),
+  'upload-total-cap': uploadStatus({ files: files(5, MAX_FILE_BYTES_BINARY) }),
+  'upload-heic-refused': uploadStatus({ files: [{ name: 'photo.heic', bytes: bytesOf('heic', 10) }] }),
+  'upload-ext-case-sensitive': uploadStatus({ files: [{ name: 'PHOTO.PNG', bytes: bytesOf('png', 10) }] }),
+  'upload-any-extension': uploadStatus({ files: [{ name: 'tool.exe', bytes: bytesOf('exe', 10) }] }),
+  'upload-target-optional': uploadStatus({ fields: { locationId: WORLD.locationId, attachmentUrls: '[]' } }),
+  'upload-conversation-required': uploadStatus({ fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' } }),
+  'upload-location-optional': uploadStatus({ fields: { conversationId: WORLD.conversationId, attachmentUrls: '[]' } }),
+  'upload-attachment-urls-optional': uploadStatus({ fields: { locationId: WORLD.locationId, conversationId: WORLD.conversationId } }),
+  'upload-no-file-accepted': uploadStatus({ files: [] }),
+  'upload-text-response': async (app) => (await upload(app)).headers['content-type'],
+  'upload-renamed-field': async (app) => Object.keys((await upload(app)).json()),
+  'upload-missing-url': async (app) => urlsIn((await upload(app, { files: files(2) })).json()).length,
+
+  'permanent-corrupt-bytes': async (app) => sha256((await fetchUrl(app, await uploadedUrl(app))).rawPayload),
+  'permanent-requires-version': async (app) => (await fetchUrl(app, await uploadedUrl(app))).statusCode,
+  'permanent-expires': async (app) => {
+    const url = await uploadedUrl(app);
+    await setClock(app, { advanceSeconds: 7200 });
+    return (await fetchUrl(app, url)).statusCode;
+  },
+  'cutover-early': urlPathAt('2026-11-29T09:00:00Z'),
+  'file-octet-stream': async (app) => (await fetchUrl(app, await uploadedUrl(app))).headers['content-type'],
+
+  'secure-wrong-path': urlPathAt('2026-11-20T12:00:00Z', secureFields),
+  'secure-private-at-once': secureReadAfter(0),
+  'secure-window-59-minutes': secureReadAfter(3599),
+  'secure-never-private': secureReadAfter(3601),
+  'secure-window-61-minutes': secureReadAfter(3601),
+  'signed-scope-unchecked': signedStatus(WORLD.noFilesToken),
+  'signed-scope-refused': signedStatus(WORLD.filesToken),
+  'signed-unknown-slug-500': signedStatus(WORLD.filesToken, 'att-unknown'),
+  'signed-truncated-bytes': async (app) => sha256((await fetchUrl(app, (await signedUrl(app)).url)).rawPayload),
+  'signed-never-expires': async (app) => {
+    const { url } = await signedUrl(app);
+    await setClock(app, { advanceSeconds: 3600 });
+    return (await fetchUrl(app, url)).statusCode;
+  },
+  'signed-not-bound': async (app) => {
+    const first = await signedUrl(app);
+    const other = await uploadedUrl(app, { fields: secureFields, files: [{ name: 'other.png', bytes: bytesOf('other', 50) }] });
+    return (await fetchUrl(app, first.url.replace(first.slug, other.split('/').pop()!))).statusCode;
+  },
+  'signed-unverified': async (app) => {
+    const { url } = await signedUrl(app);
+    return (await fetchUrl(app, url.replace(/signature=./, 'signature=A'))).statusCode;
+  },
+
+  'cutover-ignored': urlPathAt('2026-11-30T12:00:00Z'),
+  'cutover-late': urlPathAt('2026-11-30T12:00:00Z'),
+  'cutover-flag-honoured': urlPathAt('2026-11-30T12:00:00Z', validFields({ isSecureAttachment: 'false' })),
+  'cutover-pacific': urlPathAt('2026-11-30T01:00:00Z'),
+
+  'session-id-required': exec({}),
+  'session-not-continued': async (app) => {
+    const first = (await execute(app)).json();
+    const next = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId: first.executionId } })).json();
+    return first.executionId === next.executionId;
+  },
+  'session-interaction-reused': async (app) => {
+    const first = (await execute(app)).json();
+    const next = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId: first.executionId } })).json();
+    return first.interactionId === next.interactionId;
+  },
+  'session-fixed-id': async (app) => (await execute(app)).json().executionId === (await execute(app)).json().executionId,
+  'session-unknown-accepted': exec({ body: { message: 'hi', locationId: WORLD.locationId, executionId: 'exec-unknown' } }),
+  'exec-field-missing': async (app) => validExecution((await execute(app)).json()),
+  'exec-field-wrong-type': async (app) => validExecution((await execute(app)).json()),
+  'exec-text-content-type': async (app) => (await execute(app)).headers['content-type'],
+  'exec-success-false': async (app) => (await execute(app)).json().success,
+  'agent-inactive-runs': exec({ agentId: WORLD.inactiveAgentId }),
+  'agent-location-unchecked': exec({ body: { message: 'hi', locationId: WORLD.foreignLocationId } }),
+  'agent-message-optional': exec({ body: { locationId: WORLD.locationId } }),
+  'agent-location-500': exec({ body: { message: 'hi' } }),
+  'agent-unknown-runs': exec({ agentId: 'agent-unknown' }),
+  'agent-source-refused': exec({ query: '?source=public_api' }),
+
+  'deprecated-removed': exec({}),
+  'replacement-missing': exec({ path: REPLACEMENT_EXECUTE_PATH }),
+  'replacement-other-shape': exec({ path: REPLACEMENT_EXECUTE_PATH }),
+  'deprecation-headers-absent': async (app) => (await execute(app)).headers.deprecation,
+
+  'auth-optional-upload': uploadStatus({ headers: apiHeaders(null) }),
+  'auth-scheme-unchecked': exec({ headers: { version: 'v3', authorization: `Token ${WORLD.accessToken}` } }),
+  'auth-unknown-token-execute': exec({ headers: apiHeaders('not-a-known-token') }),
+  'auth-pit-refused': exec({ headers: apiHeaders(WORLD.pitToken) }),
+  'version-optional': exec({ headers: { authorization: `Bearer ${WORLD.accessToken}` } }),
+  'version-any': exec({ headers: { version: 'v2', authorization: `Bearer ${WORLD.accessToken}` } }),
+};
+
+async function observe(probe: Probe, fault?: FaultName): Promise<unknown> {
+  const app = await server(fault);
+  try {
+    return await probe(app);
+  } finally {
+    await app.close();
+  }
+}
+
+describe('fault catalogue', () => {
+  test('holds at least 30 faults with unique names, each naming a catalogued rule', () => {
+    const catalogue = faultCatalogue();
+    assert.ok(catalogue.length >= 30, `only ${catalogue.length} faults`);
+    assert.equal(new Set(catalogue.map((f) => f.name)).size, catalogue.length);
+    for (const fault of catalogue) assert.match(fault.level, /^(MUST|SHOULD|INFO)$/);
+  });
+
+  for (const { name, rule } of FAULTS) {
+    test(`${name} is observable (${rule})`, async () => {
+      const [clean, faulty] = await Promise.all([observe(PROBES[name]), observe(PROBES[name], name)]);
+      assert.notDeepEqual(faulty, clean, `the probe saw the same thing with and without ${name}: ${JSON.stringify(clean)}`);
+    });
+  }
+});

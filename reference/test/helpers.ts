@@ -1,0 +1,151 @@
+// Shared by the reference server's own tests: a server per test, and requests through inject.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createHash } from 'node:crypto';
+import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY } from '../../src/contract.ts';
+import type { FaultName } from '../faults.ts';
+import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
+import { buildServer } from '../server.ts';
+import { loadSeed } from '../world.ts';
+
+/** A frozen start a week before the cutover. */
+export const T0 = '2026-11-20T12:00:00.000Z';
+
+const seed = loadSeed();
+const byEnv = <T extends { env?: string }>(list: T[], name: string): T => {
+  const found = list.find((item) => item.env === name);
+  if (!found) throw new Error(`reference/seed.json has no entry for ${name}`);
+  return found;
+};
+
+/** The seed's values under the names the suite uses. */
+export const WORLD = {
+  locationId: byEnv(seed.locations, 'LOCATION_ID').id,
+  foreignLocationId: byEnv(seed.locations, 'FOREIGN_LOCATION_ID').id,
+  conversationId: byEnv(seed.conversations, 'CONVERSATION_ID').id,
+  smsConversationId: seed.conversations.find((c) => c.channel === 'sms')!.id,
+  contactId: byEnv(seed.contacts, 'CONTACT_ID').id,
+  agentId: byEnv(seed.agents, 'AGENT_ID').id,
+  inactiveAgentId: byEnv(seed.agents, 'INACTIVE_AGENT_ID').id,
+  accessToken: byEnv(seed.tokens, 'ACCESS_TOKEN').value,
+  filesToken: byEnv(seed.tokens, 'FILES_READONLY_TOKEN').value,
+  noFilesToken: byEnv(seed.tokens, 'NO_FILES_SCOPE_TOKEN').value,
+  pitToken: byEnv(seed.tokens, 'PIT_TOKEN').value,
+  agencyToken: byEnv(seed.tokens, 'AGENCY_TOKEN').value,
+};
+
+export async function server(fault?: FaultName, start = T0): Promise<FastifyInstance> {
+  return buildServer({ seed: 'reference-tests', testClock: { start: Date.parse(start) }, fault });
+}
+
+export const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** Deterministic bytes of a given size, different per name. */
+export function bytesOf(name: string, size: number): Buffer {
+  const block = createHash('sha256').update(name).digest();
+  const out = Buffer.alloc(size);
+  for (let at = 0; at < size; at += block.length) block.copy(out, at);
+  return out;
+}
+
+export interface FilePart {
+  name: string;
+  bytes: Buffer;
+  field?: string;
+}
+
+export type Fields = Record<string, string | string[]>;
+
+/** A multipart/form-data body built by hand, so tests control every byte. */
+export function multipart(fields: Fields, files: FilePart[], boundary = 'reference-test-boundary'): { payload: Buffer; contentType: string } {
+  const chunks: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${item}\r\n`));
+    }
+  }
+  for (const file of files) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? FILE_FORM_KEY}"; filename="${file.name}"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      ),
+      file.bytes,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+export const validFields = (extra: Fields = {}): Fields => ({
+  locationId: WORLD.locationId,
+  conversationId: WORLD.conversationId,
+  attachmentUrls: '[]',
+  ...extra,
+});
+
+export const apiHeaders = (token: string | null = WORLD.accessToken): Record<string, string> => ({
+  version: API_VERSION,
+  ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+});
+
+export interface UploadOptions {
+  fields?: Fields;
+  files?: FilePart[];
+  headers?: Record<string, string>;
+}
+
+export function upload(app: FastifyInstance, options: UploadOptions = {}): Promise<LightMyRequestResponse> {
+  const { payload, contentType } = multipart(options.fields ?? validFields(), options.files ?? [{ name: 'photo.png', bytes: bytesOf('photo', 1000) }]);
+  return app.inject({
+    method: 'POST',
+    url: '/conversations/messages/upload',
+    headers: { ...(options.headers ?? apiHeaders()), 'content-type': contentType },
+    payload,
+  });
+}
+
+/** Every absolute URL at any depth of a JSON value. */
+export function urlsIn(value: unknown): string[] {
+  if (typeof value === 'string') return /^https?:\/\//.test(value) ? [value] : [];
+  if (Array.isArray(value)) return value.flatMap(urlsIn);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(urlsIn);
+  return [];
+}
+
+/** Uploads one file and answers its URL. */
+export async function uploadedUrl(app: FastifyInstance, options: UploadOptions = {}): Promise<string> {
+  const response = await upload(app, options);
+  const [url] = urlsIn(response.json());
+  if (!url) throw new Error(`upload gave no URL: ${response.statusCode} ${response.body}`);
+  return url;
+}
+
+/** GET of an absolute URL the server handed out. */
+export function fetchUrl(app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  const { pathname, search } = new URL(url);
+  return app.inject({ method: 'GET', url: pathname + search, headers });
+}
+
+export interface ExecuteOptions {
+  agentId?: string;
+  path?: string;
+  body?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  query?: string;
+}
+
+export function execute(app: FastifyInstance, options: ExecuteOptions = {}): Promise<LightMyRequestResponse> {
+  const path = expandPath(options.path ?? DEPRECATED_EXECUTE_PATH, { agentId: options.agentId ?? WORLD.agentId });
+  return app.inject({
+    method: 'POST',
+    url: path + (options.query ?? ''),
+    headers: options.headers ?? apiHeaders(),
+    payload: options.body ?? { message: 'hello', locationId: WORLD.locationId },
+  });
+}
+
+export async function setClock(app: FastifyInstance, body: { now: string } | { advanceSeconds: number }): Promise<void> {
+  const response = await app.inject({ method: 'POST', url: TEST_CLOCK_PATH, payload: body });
+  if (response.statusCode !== 200) throw new Error(`test clock refused ${JSON.stringify(body)}: ${response.body}`);
+}

@@ -1,0 +1,302 @@
+// The reference server honours the contract: the behaviour every fault departs from.
+import type { FastifyInstance } from 'fastify';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
+import { validatorFor } from '../../src/schemas.ts';
+import { buildServer } from '../server.ts';
+import { SIGNED_URL_SECONDS } from '../plugins/files.ts';
+import {
+  apiHeaders,
+  bytesOf,
+  execute,
+  fetchUrl,
+  server,
+  setClock,
+  sha256,
+  T0,
+  upload,
+  uploadedUrl,
+  urlsIn,
+  validFields,
+  WORLD,
+} from './helpers.ts';
+
+const secureFields = validFields({ isSecureAttachment: 'true' });
+const photo = bytesOf('photo', 1000);
+
+/** A fresh server for each test: no state or clock leaks from one test to the next. */
+function withServer(): () => FastifyInstance {
+  let app: FastifyInstance;
+  beforeEach(async () => {
+    app = await server();
+  });
+  afterEach(async () => app.close());
+  return () => app;
+}
+
+describe('upload', () => {
+  const app = withServer();
+
+  test('answers 200 JSON with a map of file name to URL', async () => {
+    const response = await upload(app(), { files: [{ name: 'a.png', bytes: photo }, { name: 'b.pdf', bytes: photo }] });
+    assert.equal(response.statusCode, 200);
+    assert.match(response.headers['content-type'] as string, /^application\/json/);
+    assert.deepEqual(Object.keys(response.json().uploadedFiles), ['a.png', 'b.pdf']);
+    assert.ok(validatorFor('upload-response')(response.json()));
+  });
+
+  test('keeps both files of one name', async () => {
+    const response = await upload(app(), { files: [{ name: 'a.png', bytes: photo }, { name: 'a.png', bytes: photo }] });
+    assert.deepEqual(Object.keys(response.json().uploadedFiles), ['a.png', 'a (2).png']);
+  });
+
+  test('serves a non-secure upload anonymously, exact bytes, typed by extension, after the hour too', async () => {
+    const url = await uploadedUrl(app(), { files: [{ name: 'doc.pdf', bytes: photo }] });
+    await setClock(app(), { advanceSeconds: 30 * 24 * 3600 });
+    const response = await fetchUrl(app(), url);
+    assert.equal(response.statusCode, 200);
+    assert.equal(sha256(response.rawPayload), sha256(photo));
+    assert.equal(response.headers['content-type'], 'application/pdf');
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+  });
+
+  test('refuses a secure upload on a conversation that is not email', async () => {
+    const response = await upload(app(), { fields: validFields({ isSecureAttachment: 'true', conversationId: WORLD.smsConversationId }) });
+    assert.equal(response.statusCode, 400);
+  });
+
+  test('refuses a conversation of another location and a token of another location', async () => {
+    assert.equal((await upload(app(), { fields: validFields({ conversationId: 'conv-ref-foreign' }) })).statusCode, 404);
+    assert.equal((await upload(app(), { fields: validFields({ locationId: WORLD.foreignLocationId }) })).statusCode, 403);
+  });
+});
+
+describe('secure attachments', () => {
+  const app = withServer();
+
+  test('serve anonymously until the hour ends, then are private', async () => {
+    const url = await uploadedUrl(app(), { fields: secureFields, files: [{ name: 'a.png', bytes: photo }] });
+    assert.match(new URL(url).pathname, /^\/files\/d\/[^/]+$/);
+    await setClock(app(), { advanceSeconds: 3599 });
+    const within = await fetchUrl(app(), url);
+    assert.equal(within.statusCode, 200);
+    assert.equal(sha256(within.rawPayload), sha256(photo));
+    await setClock(app(), { advanceSeconds: 1 });
+    assert.equal((await fetchUrl(app(), url)).statusCode, 401);
+  });
+
+  test('give a files.readonly token a signed URL that serves the bytes until it expires', async () => {
+    const url = await uploadedUrl(app(), { fields: secureFields, files: [{ name: 'a.png', bytes: photo }] });
+    await setClock(app(), { advanceSeconds: 7200 });
+    const response = await fetchUrl(app(), url, apiHeaders(WORLD.filesToken));
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
+    assert.deepEqual(Object.keys(body).sort(), ['allow_download', 'asset_id', 'content_type', 'filename', 'size', 'url']);
+    const signed = await fetchUrl(app(), body.url);
+    assert.equal(signed.statusCode, 200);
+    assert.equal(sha256(signed.rawPayload), sha256(photo));
+    assert.equal((await fetchUrl(app(), body.url.replace(/signature=./, 'signature=A'))).statusCode, 403);
+    await setClock(app(), { advanceSeconds: SIGNED_URL_SECONDS });
+    assert.equal((await fetchUrl(app(), body.url)).statusCode, 403);
+  });
+
+  test('refuse a token lacking the scope (403), an unknown token (401) and an unknown slug (404)', async () => {
+    const url = await uploadedUrl(app(), { fields: secureFields });
+    assert.equal((await fetchUrl(app(), url, apiHeaders(WORLD.noFilesToken))).statusCode, 403);
+    assert.equal((await fetchUrl(app(), url, apiHeaders('unknown-token'))).statusCode, 401);
+    assert.equal((await fetchUrl(app(), url.replace(/[^/]+$/, 'att-none'), apiHeaders(WORLD.filesToken))).statusCode, 404);
+  });
+
+  test('need the Version header only on the API call, not on the anonymous read', async () => {
+    const url = await uploadedUrl(app(), { fields: secureFields });
+    assert.equal((await fetchUrl(app(), url, { authorization: `Bearer ${WORLD.filesToken}` })).statusCode, 400);
+    assert.equal((await fetchUrl(app(), url)).statusCode, 200);
+  });
+});
+
+describe('the cutover of 30 November 2026 (00:00Z on this server)', () => {
+  const app = withServer();
+  const pathAt = async (now: string, fields = validFields()) => {
+    await setClock(app(), { now });
+    return new URL(await uploadedUrl(app(), { fields })).pathname;
+  };
+
+  test('keeps uploads without the flag permanent until 23:59:59Z', async () => {
+    assert.match(await pathAt('2026-11-29T23:59:59Z'), /^\/files\/p\//);
+  });
+
+  test('stores every upload as secure from 00:00:00Z, whatever the flag', async () => {
+    assert.match(await pathAt('2026-11-30T00:00:00Z'), /^\/files\/d\//);
+    assert.match(await pathAt('2026-11-30T00:00:01Z', validFields({ isSecureAttachment: 'false' })), /^\/files\/d\//);
+    assert.match(await pathAt('2026-12-30T00:00:00Z', validFields({ conversationId: WORLD.smsConversationId })), /^\/files\/d\//);
+  });
+});
+
+describe('agent execution', () => {
+  const app = withServer();
+
+  test('starts a session, continues it with a new interactionId each turn, on both paths', async () => {
+    const validate = validatorFor('execution-response');
+    const first = await execute(app());
+    assert.equal(first.statusCode, 200);
+    assert.ok(validate(first.json()), JSON.stringify(validate.errors));
+    const { executionId, interactionId } = first.json();
+    const second = await execute(app(), {
+      path: REPLACEMENT_EXECUTE_PATH,
+      body: { message: 'again', locationId: WORLD.locationId, executionId },
+    });
+    assert.equal(second.json().executionId, executionId);
+    assert.notEqual(second.json().interactionId, interactionId);
+    assert.match(second.json().response, /^Turn 2 /);
+    assert.equal(second.headers.deprecation, undefined);
+    assert.match(first.headers.deprecation as string, /^@\d+$/);
+    assert.match(first.headers.link as string, /rel="successor-version"/);
+  });
+
+  const refusals: [string, Parameters<typeof execute>[1], number][] = [
+    ['an inactive agent', { agentId: WORLD.inactiveAgentId }, 422],
+    ['an agent of another location', { body: { message: 'hi', locationId: WORLD.foreignLocationId } }, 403],
+    ['an unknown agent', { agentId: 'agent-none' }, 404],
+    ['a missing message', { body: { locationId: WORLD.locationId } }, 400],
+    ['a missing locationId', { body: { message: 'hi' } }, 400],
+    ['an unknown executionId', { body: { message: 'hi', locationId: WORLD.locationId, executionId: 'exec-none' } }, 404],
+    ['no token', { headers: apiHeaders(null) }, 401],
+    ['a malformed Authorization header', { headers: { version: 'v3', authorization: WORLD.accessToken } }, 401],
+    ['a token lacking the execute scope', { headers: apiHeaders(WORLD.filesToken) }, 403],
+    ['no Version header', { headers: { authorization: `Bearer ${WORLD.accessToken}` } }, 400],
+    ['an unknown Version', { headers: { ...apiHeaders(), version: 'v2' } }, 400],
+  ];
+  for (const [what, options, status] of refusals) {
+    test(`refuses ${what} with ${status}`, async () => {
+      assert.equal((await execute(app(), options)).statusCode, status);
+    });
+  }
+
+  test('accepts a private integration token and the source parameter', async () => {
+    assert.equal((await execute(app(), { headers: apiHeaders(WORLD.pitToken), query: '?source=public_api' })).statusCode, 200);
+  });
+});
+
+describe('oauth', () => {
+  const app = withServer();
+  const form = (fields: Record<string, string>) => ({
+    method: 'POST' as const,
+    headers: { version: 'v3', 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  });
+  const client = { client_id: 'ref-app-client', client_secret: 'ref-app-secret' };
+
+  test('exchanges a code once, rotates single-use refresh tokens, and trades an Agency token for a location token', async () => {
+    const code = { ...client, grant_type: 'authorization_code', code: 'ref-code-agency' };
+    const first = await app().inject({ url: '/oauth/token', ...form(code) });
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.json().userType, 'Company');
+    assert.equal((await app().inject({ url: '/oauth/token', ...form(code) })).statusCode, 400);
+
+    const refresh = { ...client, grant_type: 'refresh_token', refresh_token: first.json().refresh_token };
+    const renewed = await app().inject({ url: '/oauth/token', ...form(refresh) });
+    assert.equal(renewed.statusCode, 200);
+    assert.notEqual(renewed.json().refresh_token, first.json().refresh_token);
+    assert.equal((await app().inject({ url: '/oauth/token', ...form(refresh) })).statusCode, 400);
+
+    const exchange = await app().inject({
+      method: 'POST',
+      url: '/oauth/location-token',
+      headers: apiHeaders(renewed.json().access_token),
+      payload: { companyId: 'company-ref-main', locationId: WORLD.locationId },
+    });
+    assert.equal(exchange.statusCode, 200);
+    assert.equal(exchange.json().userType, 'Location');
+    assert.equal((await execute(app(), { headers: apiHeaders(exchange.json().access_token) })).statusCode, 200);
+    const refused = await app().inject({
+      method: 'POST',
+      url: '/oauth/location-token',
+      headers: apiHeaders(WORLD.accessToken),
+      payload: { companyId: 'company-ref-main', locationId: WORLD.locationId },
+    });
+    assert.equal(refused.statusCode, 403);
+  });
+
+  test('refuses a wrong client secret', async () => {
+    const response = await app().inject({ url: '/oauth/token', ...form({ ...client, client_secret: 'x', grant_type: 'authorization_code', code: 'ref-code-location' }) });
+    assert.equal(response.statusCode, 401);
+  });
+});
+
+describe('clock and determinism', () => {
+  test('the test clock answers and moves; the Date header follows it', async () => {
+    const app = await server();
+    try {
+      assert.deepEqual((await app.inject({ url: '/__test/clock' })).json(), { now: T0 });
+      await setClock(app, { advanceSeconds: 90 });
+      const response = await execute(app);
+      assert.equal(response.headers.date, new Date(Date.parse(T0) + 90_000).toUTCString());
+      assert.equal((await app.inject({ method: 'POST', url: '/__test/clock', payload: { now: 'soon' } })).statusCode, 400);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('there is no test clock unless it is switched on', async () => {
+    const app = await buildServer();
+    try {
+      assert.equal((await app.inject({ url: '/__test/clock' })).statusCode, 404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('two servers of one seed answer the same requests byte for byte', async () => {
+    const transcript = async () => {
+      const app = await server();
+      try {
+        const bodies = [(await upload(app, { fields: secureFields })).body];
+        const url = urlsIn(JSON.parse(bodies[0]))[0];
+        bodies.push((await fetchUrl(app, url, apiHeaders(WORLD.filesToken))).body, (await execute(app)).body);
+        return bodies;
+      } finally {
+        await app.close();
+      }
+    };
+    assert.deepEqual(await transcript(), await transcript());
+  });
+});
+
+describe('npm run serve', () => {
+  test('listens on 127.0.0.1 and prints the block of variables that points the suite at it', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts'], {
+      env: { ...process.env, PORT: '0', SEED: '7', TEST_CLOCK: '1', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      for await (const chunk of child.stdout) {
+        out += chunk;
+        if (out.includes('TEST_CLOCK_URL=')) break;
+      }
+      const names = [...out.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]);
+      assert.deepEqual(names, [
+        'SUITE_MODE', 'BASE_URL', 'API_VERSION', 'LOCATION_ID', 'CONVERSATION_ID', 'CONTACT_ID', 'AGENT_ID',
+        'INACTIVE_AGENT_ID', 'FOREIGN_LOCATION_ID', 'ACCESS_TOKEN', 'PIT_TOKEN', 'FILES_READONLY_TOKEN',
+        'NO_FILES_SCOPE_TOKEN', 'TEST_CLOCK_URL',
+      ]);
+      const base = /^BASE_URL=(.+)$/m.exec(out)![1];
+      assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const clock = await fetch(`${base}/__test/clock`);
+      assert.equal(clock.status, 200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  test('names the known faults when FAULT is unknown', async () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'reference/main.ts'], {
+      env: { ...process.env, PORT: '0', FAULT: 'no-such-fault' },
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /FAULT=no-such-fault is not in reference\/faults\.ts; known faults: upload-six-files/);
+  });
+});
