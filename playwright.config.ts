@@ -1,0 +1,24 @@
+import { defineConfig } from '@playwright/test';
+import type { TimeTravel } from './src/suite.ts';
+
+// The slow project really waits out the one-hour window, for targets without a test clock: opt-in.
+const slow = process.env.SUITE_SLOW === '1';
+
+export default defineConfig<{ timeTravel: TimeTravel }>({
+  testDir: 'specs',
+  outputDir: 'reports/test-results',
+  fullyParallel: true,
+  forbidOnly: true,
+  retries: 0,
+  workers: 2,
+  timeout: 60_000,
+  reporter: [['list'], ['./src/conformance-reporter.ts']],
+  projects: [
+    { name: 'conformance', testIgnore: /\.clock\.spec\.ts$/ },
+    // Tests that move the server's clock run after the others, one at a time.
+    { name: 'clock', testMatch: /\.clock\.spec\.ts$/, dependencies: ['conformance'], fullyParallel: false, workers: 1 },
+    ...(slow
+      ? [{ name: 'slow', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false, workers: 1, timeout: 3 * 3600_000, use: { timeTravel: 'wait' as const } }]
+      : []),
+  ],
+});

@@ -1,0 +1,182 @@
+// The one HTTP client of the suite: every request carries Version, every exchange lands in the
+// evidence (redacted), every failure to reach the server is an infrastructure error, not a verdict.
+import type { APIRequestContext } from '@playwright/test';
+import { test } from '@playwright/test';
+import type { SuiteConfig, Target } from './config.ts';
+import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY } from './contract.ts';
+import type { Evidence } from './evidence.ts';
+import { isDeprecated } from './openapi.ts';
+import type { TestFile } from './test-files.ts';
+
+/** Which credential a request sends: a token of the configuration by name, none, or a literal header value. */
+export type Auth = 'access' | 'filesReadonly' | 'noFilesScope' | 'pit' | 'none' | { header: string };
+
+/** A response read whole, so tests can judge it after the request context is gone. */
+export interface Reply {
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  text(): string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  json(): unknown;
+}
+
+export class InfrastructureError extends Error {
+  constructor(message: string) {
+    super(`Infrastructure error (not a contract verdict): ${message}`);
+  }
+}
+
+export type Fields = Record<string, string | string[]>;
+
+export interface UploadRequest {
+  fields?: Fields;
+  files?: TestFile[];
+  auth?: Auth;
+  /** Extra headers; `version: null` leaves the Version header out. */
+  headers?: Record<string, string | null>;
+}
+
+export interface ExecuteRequest {
+  /** 'deprecated' (§4.3) or 'replacement' (REPLACEMENT_EXECUTE_PATH). */
+  path?: 'deprecated' | 'replacement';
+  agentId?: string;
+  body?: Record<string, unknown>;
+  query?: Record<string, string>;
+  auth?: Auth;
+  headers?: Record<string, string | null>;
+}
+
+export class Api {
+  constructor(
+    private readonly request: APIRequestContext,
+    readonly target: Target,
+    private readonly config: SuiteConfig,
+    readonly evidence: Evidence,
+  ) {}
+
+  /** The form fields of a valid upload to the configured email conversation. */
+  uploadFields(extra: Fields = {}): Fields {
+    return {
+      locationId: this.target.locationId,
+      conversationId: this.target.conversationId,
+      // attachmentUrls is required by §2.1 but its multipart encoding is not shown: an empty JSON list is the mildest value.
+      attachmentUrls: '[]',
+      ...extra,
+    };
+  }
+
+  async upload(label: string, request: UploadRequest): Promise<Reply> {
+    const form = new FormData();
+    const fields = request.fields ?? this.uploadFields();
+    for (const [name, value] of Object.entries(fields)) {
+      for (const item of Array.isArray(value) ? value : [value]) form.append(name, item);
+    }
+    for (const file of request.files ?? []) form.append(FILE_FORM_KEY, new Blob([file.bytes]), file.name);
+    const summary = { fields, files: (request.files ?? []).map((f) => ({ name: f.name, size: f.bytes.length, sha256: f.sha256 })) };
+    return this.send(label, 'POST', '/conversations/messages/upload', {
+      headers: this.headers(request.auth ?? 'access', request.headers),
+      multipart: form,
+      summary,
+    });
+  }
+
+  async execute(label: string, request: ExecuteRequest = {}): Promise<Reply> {
+    const template = request.path === 'replacement' ? this.config.replacementPath : DEPRECATED_EXECUTE_PATH;
+    if (isDeprecated('post', template)) {
+      test.info().annotations.push({ type: 'deprecated-operation', description: `POST ${template} (deprecated, §4.3 rule 4)` });
+    }
+    const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
+    const body = request.body ?? { message: 'Hello from the conformance suite', locationId: this.target.locationId };
+    return this.send(label, 'POST', expandPath(template, { agentId: request.agentId ?? this.target.agentId }) + query, {
+      headers: { ...this.headers(request.auth ?? 'access', request.headers), 'content-type': 'application/json' },
+      data: body,
+      summary: body,
+    });
+  }
+
+  /** §4.2: GET /files/d/{slug} with a token. Redirects are not followed, so a Location answer stays visible. */
+  async signedUrlFor(label: string, slug: string, auth: Auth): Promise<Reply> {
+    return this.send(label, 'GET', `/files/d/${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0 });
+  }
+
+  /** An anonymous GET of an absolute URL: no token, no Version, nothing but what any HTTP client sends. */
+  async anonymous(label: string, url: string): Promise<Reply> {
+    return this.send(label, 'GET', url, { headers: {} });
+  }
+
+  /** A GET of any path or URL with the API headers of a credential. */
+  async get(label: string, url: string, auth: Auth, headers?: Record<string, string | null>): Promise<Reply> {
+    return this.send(label, 'GET', url, { headers: this.headers(auth, headers) });
+  }
+
+  /** Version, then Authorization for the credential; `null` in extra removes a header. */
+  headers(auth: Auth, extra: Record<string, string | null> = {}): Record<string, string> {
+    const headers: Record<string, string | null> = { version: this.config.apiVersion, ...authorization(auth, this.target), ...extra };
+    return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== null));
+  }
+
+  private async send(
+    label: string,
+    method: 'GET' | 'POST',
+    url: string,
+    options: { headers: Record<string, string>; multipart?: FormData; data?: unknown; summary?: unknown; maxRedirects?: number },
+  ): Promise<Reply> {
+    const started = Date.now();
+    const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
+    try {
+      const response = await this.request.fetch(absolute, {
+        method,
+        headers: options.headers,
+        multipart: options.multipart,
+        data: options.data,
+        maxRedirects: options.maxRedirects,
+        timeout: this.config.requestTimeoutMs,
+      });
+      const body = await response.body();
+      const headers = response.headers();
+      this.evidence.add({
+        label,
+        method,
+        url: absolute,
+        requestHeaders: options.headers,
+        requestBody: options.summary,
+        status: response.status(),
+        responseHeaders: headers,
+        responseBody: body,
+        ms: Date.now() - started,
+      });
+      return reply(response.url(), response.status(), headers, body);
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0];
+      this.evidence.add({ label, method, url: absolute, requestHeaders: options.headers, requestBody: options.summary, error: message, ms: Date.now() - started });
+      throw new InfrastructureError(`${method} ${this.evidence.redact(absolute)}: ${this.evidence.redact(message)}`);
+    }
+  }
+}
+
+function authorization(auth: Auth, target: Target): Record<string, string> {
+  if (auth === 'none') return {};
+  if (typeof auth === 'object') return { authorization: auth.header };
+  const token = { access: target.accessToken, filesReadonly: target.filesReadonlyToken, noFilesScope: target.noFilesScopeToken, pit: target.pitToken }[auth];
+  if (token === undefined) throw new Error(`no token configured for ${auth}`);
+  return { authorization: `Bearer ${token}` };
+}
+
+function reply(url: string, status: number, headers: Record<string, string>, body: Buffer): Reply {
+  return {
+    url,
+    status,
+    headers,
+    body,
+    text: () => body.toString('utf8'),
+    json: () => {
+      try {
+        return JSON.parse(body.toString('utf8'));
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Case tables (specs/cases/*.json), each validated against its own schema before a test is emitted.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ALLOWED_EXTENSIONS, type ExtensionCategory } from './contract.ts';
+import type { RuleId } from './rules.ts';
+import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
+
+export const CASES_DIR = fileURLToPath(new URL('../specs/cases/', import.meta.url));
+
+export interface UploadCase {
+  rule: RuleId;
+  statement: string;
+  files: number;
+  bytes: number;
+  name: string;
+  expect: 'accepted' | 'refused' | 'observed';
+}
+
+export function loadTable<T>(file: string, schema: SchemaId): T[] {
+  const data = JSON.parse(readFileSync(CASES_DIR + file, 'utf8')) as { cases: T[] };
+  const validate = validatorFor(schema);
+  if (!validate(data)) throw new Error(`specs/cases/${file} does not match schemas/${schema}.schema.json: ${describeErrors(validate.errors)}`);
+  return data.cases;
+}
+
+export const uploadLimitCases = () => loadTable<UploadCase>('upload-limits.json', 'upload-cases');
+
+export interface ExtensionCase {
+  category: ExtensionCategory;
+  extension: string;
+  rule: Extract<RuleId, 'UPLOAD-EXT-ALLOWED' | 'UPLOAD-EXT-CASE'>;
+}
+
+/** Every allowed extension of §8 in lower case (MUST) and in upper case (SHOULD). */
+export function allowedExtensionCases(): ExtensionCase[] {
+  return (Object.entries(ALLOWED_EXTENSIONS) as [ExtensionCategory, readonly string[]][]).flatMap(([category, list]) =>
+    list.flatMap((extension) => [
+      { category, extension, rule: 'UPLOAD-EXT-ALLOWED' as const },
+      { category, extension: extension.toUpperCase(), rule: 'UPLOAD-EXT-CASE' as const },
+    ]),
+  );
+}
+
+/** `count.png` as file i of n: `count-3.png` when there are several. */
+export function numberedName(name: string, index: number, count: number): string {
+  if (count === 1) return name;
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)}-${index + 1}${name.slice(dot)}` : `${name}-${index + 1}`;
+}

@@ -1,0 +1,134 @@
+// The suite's one configuration object: read once (environment, then .env), validated, passed down
+// as a fixture. Spec files never read process.env.
+import { config as loadDotenv } from 'dotenv';
+import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from './contract.ts';
+
+export type Mode = 'replay' | 'live' | 'record';
+
+interface Setting {
+  /** The environment variable. */
+  env: string;
+  /** One line: what it is for. */
+  purpose: string;
+  default?: string;
+  /** Required when the suite talks to a target it did not start itself. */
+  requiredForTarget?: boolean;
+  /** A credential: never printed, redacted wherever it could appear. */
+  secret?: boolean;
+}
+
+export const SETTINGS = {
+  mode: { env: 'SUITE_MODE', purpose: 'replay (recorded fixtures, no network), live, or record', default: 'replay' },
+  reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
+  fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
+  seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
+  baseUrl: { env: 'BASE_URL', purpose: 'base address of the API', requiredForTarget: true },
+  apiVersion: { env: 'API_VERSION', purpose: 'value of the Version header', default: API_VERSION },
+  locationId: { env: 'LOCATION_ID', purpose: 'the sub-account used for uploads and executions', requiredForTarget: true },
+  conversationId: { env: 'CONVERSATION_ID', purpose: 'an email-channel conversation in LOCATION_ID', requiredForTarget: true },
+  contactId: { env: 'CONTACT_ID', purpose: 'a contact in LOCATION_ID', requiredForTarget: true },
+  agentId: { env: 'AGENT_ID', purpose: 'an active agent of LOCATION_ID', requiredForTarget: true },
+  inactiveAgentId: { env: 'INACTIVE_AGENT_ID', purpose: 'optional: an agent of LOCATION_ID that is not active' },
+  foreignLocationId: { env: 'FOREIGN_LOCATION_ID', purpose: 'optional: a location AGENT_ID does not belong to' },
+  accessToken: { env: 'ACCESS_TOKEN', purpose: 'OAuth Sub-Account token that may upload and execute, without files.readonly', requiredForTarget: true, secret: true },
+  pitToken: { env: 'PIT_TOKEN', purpose: 'optional: a private integration token', secret: true },
+  filesReadonlyToken: { env: 'FILES_READONLY_TOKEN', purpose: 'a token holding files.readonly', requiredForTarget: true, secret: true },
+  noFilesScopeToken: { env: 'NO_FILES_SCOPE_TOKEN', purpose: 'a valid token lacking files.readonly', requiredForTarget: true, secret: true },
+  testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
+  replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
+  slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
+  requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', purpose: 'timeout of every request, in milliseconds', default: '30000' },
+} as const satisfies Record<string, Setting>;
+
+type Key = keyof typeof SETTINGS;
+
+/** The values that name the target's resources and credentials. */
+export interface Target {
+  baseUrl: string;
+  locationId: string;
+  conversationId: string;
+  contactId: string;
+  agentId: string;
+  inactiveAgentId?: string;
+  foreignLocationId?: string;
+  accessToken: string;
+  pitToken?: string;
+  filesReadonlyToken: string;
+  noFilesScopeToken: string;
+  testClockUrl?: string;
+}
+
+export interface SuiteConfig {
+  mode: Mode;
+  apiVersion: string;
+  replacementPath: string;
+  requestTimeoutMs: number;
+  /** Set when the suite starts its own reference server; the target then comes from it. */
+  reference?: { fault?: string; seed: string };
+  /** Set when the suite talks to a target given by the environment. */
+  target?: Target;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the configuration; every problem is reported at once, each naming its variable and purpose. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, dotenvPath?: string): SuiteConfig {
+  const merged = { ...env };
+  loadDotenv({ path: dotenvPath, processEnv: merged, quiet: true });
+  const raw = (key: Key): string | undefined => {
+    const value = merged[SETTINGS[key].env]?.trim();
+    return value === undefined || value === '' ? (SETTINGS[key] as Setting).default : value;
+  };
+  const problems: string[] = [];
+
+  const mode = raw('mode') as Mode;
+  if (!['replay', 'live', 'record'].includes(mode)) problems.push(`SUITE_MODE=${mode} is not one of replay, live, record`);
+  const timeout = Number(raw('requestTimeoutMs'));
+  if (!Number.isInteger(timeout) || timeout <= 0) problems.push(`REQUEST_TIMEOUT_MS=${raw('requestTimeoutMs')} is not a positive whole number of milliseconds`);
+  const replacementPath = raw('replacementPath') as string;
+  if (!replacementPath.startsWith('/') || !replacementPath.includes('{agentId}')) {
+    problems.push(`REPLACEMENT_EXECUTE_PATH=${replacementPath} must start with / and hold {agentId}`);
+  }
+
+  const config: SuiteConfig = {
+    mode,
+    apiVersion: raw('apiVersion') as string,
+    replacementPath,
+    requestTimeoutMs: timeout,
+  };
+  if (raw('reference') === '1') {
+    config.reference = { fault: raw('fault'), seed: raw('seed') as string };
+  } else if (mode !== 'replay') {
+    const missing = (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting).requiredForTarget && raw(key) === undefined);
+    problems.push(...missing.map((key) => `${SETTINGS[key].env} is missing: ${SETTINGS[key].purpose}`));
+    const baseUrl = raw('baseUrl');
+    if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) problems.push(`BASE_URL=${baseUrl} is not an http(s) address`);
+    if (problems.length === 0) {
+      config.target = {
+        baseUrl: (baseUrl as string).replace(/\/+$/, ''),
+        locationId: raw('locationId') as string,
+        conversationId: raw('conversationId') as string,
+        contactId: raw('contactId') as string,
+        agentId: raw('agentId') as string,
+        inactiveAgentId: raw('inactiveAgentId'),
+        foreignLocationId: raw('foreignLocationId'),
+        accessToken: raw('accessToken') as string,
+        pitToken: raw('pitToken'),
+        filesReadonlyToken: raw('filesReadonlyToken') as string,
+        noFilesScopeToken: raw('noFilesScopeToken') as string,
+        testClockUrl: raw('testClockUrl'),
+      };
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`The suite's configuration is incomplete (environment or .env):\n  - ${problems.join('\n  - ')}`);
+  }
+  return config;
+}
+
+/** Every credential of a target, for redaction. */
+export function secretsOf(target: Target): string[] {
+  return [target.accessToken, target.filesReadonlyToken, target.noFilesScopeToken, target.pitToken].filter(
+    (value): value is string => value !== undefined,
+  );
+}

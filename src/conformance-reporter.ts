@@ -1,0 +1,129 @@
+// Turns test results into verdicts per rule: reports/conformance.json and a matrix on the console.
+// The run fails if and only if a MUST rule failed or could not be judged for an infrastructure error.
+import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { loadConfig } from './config.ts';
+import { type Level, RULES } from './rules.ts';
+
+export type Verdict = 'passed' | 'failed' | 'skipped' | 'error';
+
+export interface RuleResult {
+  id: string;
+  level: Level;
+  verdict: Verdict;
+  tests: string[];
+  detail: string;
+}
+
+export interface ConformanceReport {
+  mode: string;
+  target: string;
+  apiVersion: string;
+  serverTime: string | null;
+  rules: RuleResult[];
+}
+
+interface Outcome {
+  title: string;
+  verdict: Verdict;
+  detail: string;
+}
+
+const INFRASTRUCTURE = /Infrastructure error|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|Timeout \d+ms exceeded|Test timeout of/;
+
+export default class ConformanceReporter implements Reporter {
+  readonly #outcomes = new Map<string, Outcome[]>();
+  readonly #outputFile: string;
+  #serverTime: string | null = null;
+
+  constructor(options: { outputFile?: string } = {}) {
+    this.#outputFile = options.outputFile ?? 'reports/conformance.json';
+  }
+
+  onBegin(_config: FullConfig): void {}
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    const notes = (type: string) => [...test.annotations, ...result.annotations].filter((a) => a.type === type).map((a) => a.description ?? '');
+    this.#serverTime ??= notes('server-time')[0] ?? null;
+    const ruleId = notes('rule')[0];
+    if (!ruleId) return;
+    const message = result.errors.map((e) => e.message ?? '').join('\n');
+    const verdict: Verdict =
+      result.status === 'passed' ? 'passed'
+      : result.status === 'skipped' ? 'skipped'
+      : INFRASTRUCTURE.test(message) ? 'error'
+      : 'failed';
+    const detail =
+      verdict === 'skipped' ? notes('skip')[0] || 'skipped'
+      : verdict === 'passed' ? notes('observation').join('; ')
+      : firstLines(message);
+    const list = this.#outcomes.get(ruleId) ?? [];
+    list.push({ title: test.title, verdict, detail });
+    this.#outcomes.set(ruleId, list);
+  }
+
+  async onEnd(result: FullResult): Promise<{ status: FullResult['status'] }> {
+    const report = this.#report();
+    mkdirSync(dirname(this.#outputFile), { recursive: true });
+    writeFileSync(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(matrix(report));
+    const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));
+    if (result.status !== 'passed' && result.status !== 'failed') return { status: result.status };
+    return { status: mustBroken ? 'failed' : 'passed' };
+  }
+
+  #report(): ConformanceReport {
+    let mode = 'unknown';
+    let target = 'unknown';
+    let apiVersion = 'unknown';
+    try {
+      const config = loadConfig();
+      mode = config.mode;
+      apiVersion = config.apiVersion;
+      target = config.target ? new URL(config.target.baseUrl).origin
+        : config.reference ? `reference server per worker (seed ${config.reference.seed}, fault ${config.reference.fault ?? 'none'})`
+        : 'recorded fixtures';
+    } catch (error) {
+      target = `unconfigured: ${(error as Error).message.split('\n')[0]}`;
+    }
+    const rules = RULES.map((rule): RuleResult => {
+      const outcomes = this.#outcomes.get(rule.id) ?? [];
+      const pick = (v: Verdict) => outcomes.filter((o) => o.verdict === v);
+      const verdict: Verdict =
+        pick('failed').length > 0 ? 'failed'
+        : pick('error').length > 0 ? 'error'
+        : pick('passed').length > 0 ? 'passed'
+        : 'skipped';
+      const details = (verdict === 'passed' ? pick('passed') : pick(verdict)).map((o) => o.detail).filter(Boolean);
+      return {
+        id: rule.id,
+        level: rule.level,
+        verdict,
+        tests: outcomes.map((o) => o.title),
+        detail: outcomes.length === 0 ? 'no test of this rule ran' : [...new Set(details)].join('\n'),
+      };
+    });
+    return { mode, target, apiVersion, serverTime: this.#serverTime, rules };
+  }
+}
+
+function firstLines(message: string): string {
+  // Strip terminal colours; keep the Expected / Received / Hint lines that the checks print.
+  return message.replace(/\u001b\[[0-9;]*m/g, '').split('\n').filter((line) => line.trim() !== '').slice(0, 6).join('\n');
+}
+
+const LABEL: Record<Level, Record<Verdict, string>> = {
+  MUST: { passed: 'pass', failed: 'FAIL', skipped: 'skip', error: 'ERROR' },
+  SHOULD: { passed: 'pass', failed: 'warn', skipped: 'skip', error: 'ERROR' },
+  INFO: { passed: 'seen', failed: 'seen', skipped: 'skip', error: 'ERROR' },
+};
+
+function matrix(report: ConformanceReport): string {
+  const lines = report.rules.map((r) => `  ${LABEL[r.level][r.verdict].padEnd(5)} ${r.level.padEnd(6)} ${r.id}`);
+  const count = (level: Level, verdict: Verdict) => report.rules.filter((r) => r.level === level && r.verdict === verdict).length;
+  const summary = (['MUST', 'SHOULD', 'INFO'] as Level[])
+    .map((level) => `${level}: ${count(level, 'passed')} passed, ${count(level, 'failed')} failed, ${count(level, 'skipped')} skipped, ${count(level, 'error')} errors`)
+    .join(' | ');
+  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summary}\n`;
+}

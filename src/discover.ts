@@ -1,0 +1,51 @@
+// Where the contract shows no shape (inside uploadedFiles, the signed-URL answer), the suite finds what it
+// needs generically: every absolute URL at any depth, a Location header, bytes matched by digest.
+import type { Api, Reply } from './api.ts';
+import { SECURE_PATH_PREFIX } from './contract.ts';
+import { sha256, type TestFile } from './test-files.ts';
+
+/** Every absolute http(s) URL at any depth of a JSON value, in document order, without repeats. */
+export function absoluteUrls(value: unknown): string[] {
+  const found: string[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node === 'string') {
+      if (/^https?:\/\/\S+$/.test(node)) found.push(node);
+    } else if (Array.isArray(node)) {
+      node.forEach(walk);
+    } else if (node !== null && typeof node === 'object') {
+      Object.values(node).forEach(walk);
+    }
+  };
+  walk(value);
+  return [...new Set(found)];
+}
+
+/** The URLs a reply offers: its JSON body at any depth, then its Location header. */
+export function offeredUrls(reply: Reply): string[] {
+  const location = reply.headers.location;
+  const fromBody = absoluteUrls(reply.json());
+  return location ? [...fromBody, new URL(location, reply.url).href] : fromBody;
+}
+
+/** The slug of a secure attachment URL (`…/files/d/{slug}`), or undefined. */
+export function slugOf(url: string): string | undefined {
+  const path = new URL(url).pathname;
+  const at = path.lastIndexOf(SECURE_PATH_PREFIX);
+  const slug = at < 0 ? '' : path.slice(at + SECURE_PATH_PREFIX.length);
+  return slug && !slug.includes('/') ? decodeURIComponent(slug) : undefined;
+}
+
+/**
+ * Which offered URL serves which uploaded file: each URL is read anonymously and matched by SHA-256.
+ * Only usable while the URLs are public (non-secure, or secure within the hour).
+ */
+export async function urlsByFile(api: Api, reply: Reply, files: readonly TestFile[]): Promise<Map<string, string>> {
+  const byDigest = new Map(files.map((file) => [file.sha256, file.name]));
+  const matched = new Map<string, string>();
+  for (const url of absoluteUrls(reply.json())) {
+    const read = await api.anonymous(`read ${url} to match it to a file`, url);
+    const name = read.status === 200 ? byDigest.get(sha256(read.body)) : undefined;
+    if (name !== undefined && !matched.has(name)) matched.set(name, url);
+  }
+  return matched;
+}

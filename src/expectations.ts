@@ -1,0 +1,60 @@
+// The suite's checks: one small matcher per property, each failure saying Received, Expected and a hint.
+// Tests call them at the call site (`expect(reply).toBeRefusal()`), so what is expected stays visible.
+import { expect as base } from '@playwright/test';
+import type { Reply } from './api.ts';
+import { SECURE_PATH_PREFIX } from './contract.ts';
+import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
+import { sha256, type TestFile } from './test-files.ts';
+
+const excerpt = (reply: Reply) => {
+  const text = reply.text();
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+};
+
+const result = (pass: boolean, name: string, received: string, expected: string, hint: string) => ({
+  pass,
+  name,
+  message: () => `${name}\n\nExpected: ${expected}\nReceived: ${received}\nHint: ${hint}`,
+});
+
+export const expect = base.extend({
+  /** Error codes are not shown by the contract: any 4xx is a refusal; a 5xx never is; a 2xx is an acceptance. */
+  toBeRefusal(reply: Reply) {
+    const pass = reply.status >= 400 && reply.status < 500;
+    return result(pass, 'toBeRefusal', `${reply.status} ${excerpt(reply)}`, 'a 4xx refusal (any code: the contract shows none)',
+      reply.status >= 500 ? 'a 5xx is a server error, never a valid refusal' : 'a 2xx or 3xx means the server accepted what the contract forbids');
+  },
+
+  toBeAcceptance(reply: Reply) {
+    const pass = reply.status >= 200 && reply.status < 300;
+    return result(pass, 'toBeAcceptance', `${reply.status} ${excerpt(reply)}`, 'a 2xx acceptance',
+      'the request is valid under the contract; the body above says why the server refused it');
+  },
+
+  toHaveJsonContentType(reply: Reply) {
+    const type = reply.headers['content-type'] ?? '(none)';
+    return result(/^application\/([\w.+-]+\+)?json\b/i.test(type), 'toHaveJsonContentType', type, 'application/json', 'the contract documents an application/json response');
+  },
+
+  toMatchSchema(value: unknown, id: SchemaId) {
+    const validate = validatorFor(id);
+    const pass = validate(value) === true;
+    return result(pass, 'toMatchSchema', pass ? 'valid' : describeErrors(validate.errors), `a document valid against schemas/${id}.schema.json`,
+      'every property the contract marks required must be present with its documented type');
+  },
+
+  /** The body is the uploaded file, byte for byte (compared by SHA-256). */
+  toServeBytesOf(reply: Reply, file: TestFile) {
+    const digest = sha256(reply.body);
+    const pass = reply.status >= 200 && reply.status < 300 && digest === file.sha256;
+    return result(pass, 'toServeBytesOf', `${reply.status}, ${reply.body.length} bytes, sha256 ${digest}`,
+      `2xx with ${file.bytes.length} bytes of ${file.name}, sha256 ${file.sha256}`,
+      reply.status >= 300 ? 'the URL did not serve the file' : 'the bytes served differ from the bytes uploaded');
+  },
+
+  toBeSecureAttachmentUrl(url: string) {
+    const path = new URL(url).pathname;
+    const pass = new RegExp(`${SECURE_PATH_PREFIX}[^/]+$`).test(path);
+    return result(pass, 'toBeSecureAttachmentUrl', url, `a URL whose path ends in ${SECURE_PATH_PREFIX}{slug}`, '§4.1 rule 4 gives the form of a secure attachment URL');
+  },
+});

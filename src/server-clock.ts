@@ -1,0 +1,65 @@
+// The server's clock decides every time-bound expectation, never the clock of this machine.
+import type { APIRequestContext } from '@playwright/test';
+import { SECURE_CUTOVER_DATE } from './contract.ts';
+
+/**
+ * §4.1 rule 6 says "from 30 November 2026" without a time zone. Midnight of that date falls between
+ * 29 Nov 10:00Z (UTC+14) and 30 Nov 12:00Z (UTC−12): before the first instant every reading says
+ * "before", from the second every reading says "from"; in between the regime is only observed (INFO).
+ */
+export const CUTOVER_EARLIEST = Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00+14:00`);
+export const CUTOVER_LATEST = Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00-12:00`);
+
+export type Regime = 'before' | 'after' | 'ambiguous';
+
+export function regimeAt(epochMs: number): Regime {
+  if (epochMs < CUTOVER_EARLIEST) return 'before';
+  if (epochMs >= CUTOVER_LATEST) return 'after';
+  return 'ambiguous';
+}
+
+export class ServerClock {
+  constructor(
+    private readonly request: APIRequestContext,
+    private readonly baseUrl: string,
+    private readonly testClockUrl: string | undefined,
+  ) {}
+
+  /** True when the target serves the test-clock protocol, so the suite may move time. */
+  get movable(): boolean {
+    return this.testClockUrl !== undefined;
+  }
+
+  /** The server's now: its test clock, else the Date header of a response (1 s resolution). */
+  async now(): Promise<number> {
+    if (this.testClockUrl) return this.read(await this.request.get(this.testClockUrl));
+    const response = await this.request.fetch(this.baseUrl, { method: 'HEAD', maxRedirects: 0 });
+    const date = response.headers().date;
+    if (!date || Number.isNaN(Date.parse(date))) {
+      throw new Error(`the server sent no usable Date header (HEAD ${this.baseUrl} answered ${response.status()}); its clock cannot be read`);
+    }
+    return Date.parse(date);
+  }
+
+  async set(epochMs: number): Promise<number> {
+    return this.post({ now: new Date(epochMs).toISOString() });
+  }
+
+  async advance(seconds: number): Promise<number> {
+    return this.post({ advanceSeconds: seconds });
+  }
+
+  private async post(data: { now: string } | { advanceSeconds: number }): Promise<number> {
+    if (!this.testClockUrl) throw new Error('the target has no test clock (TEST_CLOCK_URL is not set)');
+    return this.read(await this.request.post(this.testClockUrl, { data }));
+  }
+
+  private async read(response: Awaited<ReturnType<APIRequestContext['get']>>): Promise<number> {
+    const body = (await response.json().catch(() => undefined)) as { now?: unknown } | undefined;
+    const now = typeof body?.now === 'string' ? Date.parse(body.now) : Number.NaN;
+    if (response.status() !== 200 || Number.isNaN(now)) {
+      throw new Error(`the test clock at ${this.testClockUrl} answered ${response.status()} without {"now": "<ISO-8601>"}`);
+    }
+    return now;
+  }
+}
