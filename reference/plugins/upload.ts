@@ -85,6 +85,9 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
         ? MAX_FILE_BYTES_DECIMAL
         : MAX_FILE_BYTES_BINARY;
   const received: Received = { fields: {}, files: [] };
+  // Watch from the first byte: nothing may stand between this and the start of the loop below.
+  const closing = watchClosingDelimiter(request);
+  let cutShort = false;
   try {
     const parts = request.parts({
       limits: { files: maxFiles, fileSize, fields: 50, fieldSize: FIELD_BYTES, parts: 100, headerPairs: 50 },
@@ -99,19 +102,52 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
         throw badRequest(`a file was sent under ${part.fieldname}; files go under ${FILE_FORM_KEY}`);
       }
       const extension = checkFileName(part.filename, ctx);
+      // @fastify/multipart destroys a file it has not handed over yet when the parse fails, and a pipeline
+      // from a destroyed stream never settles. The parse error, if there is one, comes with the next part.
+      if (part.file.destroyed) {
+        cutShort = true;
+        continue;
+      }
       const blob = await ctx.files.write(ctx.ids.next('blob'), part.file);
       received.files.push({ blob, fileName: part.filename, extension });
       if (part.file.truncated) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
       const total = received.files.reduce((sum, f) => sum + f.blob.size, 0);
       if (ctx.fault('upload-total-cap') && total > 20 * MIB) throw new ApiError(413, 'upload_too_large', 'the upload is over 20 MiB in total');
     }
+    // The parser takes a body that stops before its closing boundary for a complete one, minus the part it was in.
+    if (cutShort || !closing.seen()) throw badRequest('malformed multipart body: it ends before the closing boundary');
     return received;
   } catch (error) {
     await ctx.files.discard(received.files.map((f) => f.blob));
     const drained = await drain(request.raw);
     if (!drained) request.raw.socket.once('finish', () => request.raw.socket.destroy());
     throw translate(error, maxFiles);
+  } finally {
+    closing.stop();
   }
+}
+
+/** RFC 2046 boundary characters; a boundary of other characters is left to the parser alone. */
+const BOUNDARY_PARAM = /;\s*boundary\s*=\s*(?:"([0-9A-Za-z'()+_,\-./:=? ]{1,70})"|([0-9A-Za-z'()+_,\-./:=?]{1,70})\s*(?:;|$))/i;
+
+/**
+ * Whether the raw body holds the closing delimiter `--boundary--`. Call it right before the parser starts: the
+ * listener starts the flow on the next tick, by when the parser's pipe is attached too.
+ */
+function watchClosingDelimiter(request: FastifyRequest): { seen: () => boolean; stop: () => void } {
+  const match = BOUNDARY_PARAM.exec(request.headers['content-type'] ?? '');
+  if (!match) return { seen: () => true, stop: () => {} };
+  const delimiter = Buffer.from(`\r\n--${match[1] ?? match[2]}--`);
+  const keep = delimiter.length - 1;
+  let tail: Buffer = Buffer.from('\r\n'); // the first delimiter may open the body without a line break before it
+  let seen = false;
+  const onData = (chunk: Buffer) => {
+    if (seen) return;
+    seen = Buffer.concat([tail, chunk.subarray(0, keep)]).includes(delimiter) || chunk.includes(delimiter);
+    tail = chunk.length >= keep ? chunk.subarray(chunk.length - keep) : Buffer.concat([tail, chunk]).subarray(-keep);
+  };
+  request.raw.on('data', onData);
+  return { seen: () => seen, stop: () => request.raw.off('data', onData) };
 }
 
 /** Multipart errors of the parser, reworded for the client; ours pass through. */
