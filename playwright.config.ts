@@ -1,18 +1,20 @@
 import { defineConfig } from '@playwright/test';
-import type { TimeTravel } from './src/suite.ts';
+import type { TimeTravelMode } from './src/time-travel.ts';
 
 // The slow project really waits out the one-hour window, for targets without a test clock: opt-in.
 const slow = process.env.SUITE_SLOW === '1';
+// Separate folders let several runs (the mutation harness, say) work side by side.
+const reports = process.env.REPORTS_DIR || 'reports';
 
-export default defineConfig<{ timeTravel: TimeTravel }>({
+export default defineConfig<{ timeTravel: TimeTravelMode }>({
   testDir: 'specs',
-  outputDir: 'reports/test-results',
+  outputDir: `${reports}/test-results`,
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
   workers: 2,
   timeout: 60_000,
-  reporter: [['list'], ['./src/conformance-reporter.ts']],
+  reporter: [['list'], ['./src/conformance-reporter.ts', { outputFile: `${reports}/conformance.json` }]],
   projects: [
     { name: 'conformance', testIgnore: /\.clock\.spec\.ts$/ },
     // Tests that move the server's clock run after the others, one at a time.

@@ -37,6 +37,7 @@ export const SETTINGS = {
   testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
+  reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
   requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', purpose: 'timeout of every request, in milliseconds', default: '30000' },
 } as const satisfies Record<string, Setting>;
 
@@ -73,7 +74,8 @@ export class ConfigError extends Error {}
 
 /** Reads and validates the configuration; every problem is reported at once, each naming its variable and purpose. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, dotenvPath?: string): SuiteConfig {
-  const merged = { ...env };
+  // Blank values count as unset, here too: an empty variable (CI passes unset secrets as '') lets .env fill it.
+  const merged = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
   loadDotenv({ path: dotenvPath, processEnv: merged, quiet: true });
   const raw = (key: Key): string | undefined => {
     const value = merged[SETTINGS[key].env]?.trim();

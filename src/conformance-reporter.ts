@@ -44,7 +44,9 @@ export default class ConformanceReporter implements Reporter {
   onBegin(_config: FullConfig): void {}
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    const notes = (type: string) => [...test.annotations, ...result.annotations].filter((a) => a.type === type).map((a) => a.description ?? '');
+    // Playwright 1.5x reports the same annotations on the test and on its result: each counts once.
+    const annotations = [...test.annotations, ...result.annotations];
+    const notes = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => a.description ?? ''))];
     this.#serverTime ??= notes('server-time')[0] ?? null;
     const ruleId = notes('rule')[0];
     if (!ruleId) return;
@@ -52,12 +54,12 @@ export default class ConformanceReporter implements Reporter {
     const verdict: Verdict =
       result.status === 'passed' ? 'passed'
       : result.status === 'skipped' ? 'skipped'
-      : INFRASTRUCTURE.test(message) ? 'error'
+      : result.status === 'interrupted' || INFRASTRUCTURE.test(message) ? 'error'
       : 'failed';
     const detail =
       verdict === 'skipped' ? notes('skip')[0] || 'skipped'
       : verdict === 'passed' ? notes('observation').join('; ')
-      : firstLines(message);
+      : firstLines(message) || `the test ended ${result.status} without a message`;
     const list = this.#outcomes.get(ruleId) ?? [];
     list.push({ title: test.title, verdict, detail });
     this.#outcomes.set(ruleId, list);

@@ -52,6 +52,14 @@ export const expect = base.extend({
       reply.status >= 300 ? 'the URL did not serve the file' : 'the bytes served differ from the bytes uploaded');
   },
 
+  /** The file is not handed out: any answer but a 2xx carrying its bytes, and never a 5xx. */
+  toWithholdBytesOf(reply: Reply, file: TestFile) {
+    const served = reply.status >= 200 && reply.status < 300 && sha256(reply.body) === file.sha256;
+    return result(!served && reply.status < 500, 'toWithholdBytesOf', `${reply.status}, ${reply.body.length} bytes`,
+      `no copy of ${file.name}: a refusal (any 4xx) or an answer without its bytes`,
+      served ? 'the file was served to a request that has no right to it' : 'a 5xx is a server error, never a valid refusal');
+  },
+
   toBeSecureAttachmentUrl(url: string) {
     const path = new URL(url).pathname;
     const pass = new RegExp(`${SECURE_PATH_PREFIX}[^/]+$`).test(path);

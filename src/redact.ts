@@ -2,7 +2,24 @@
 
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 /** Query parameters that carry signatures or credentials on signed URLs (ours, S3, GCS, Azure, CloudFront). */
-const SECRET_PARAMS = /^(signature|sig|token|access_token|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|googleaccessid|se|sp|skoid|sktid|key-pair-id|policy)$/i;
+const SECRET_PARAM_NAMES = [
+  'signature', 'sig', 'token', 'access_token',
+  'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
+  'x-goog-signature', 'x-goog-credential', 'googleaccessid',
+  'se', 'sp', 'skoid', 'sktid',
+  'key-pair-id', 'policy',
+];
+const SECRET_PARAMS = new RegExp(`^(${SECRET_PARAM_NAMES.join('|')})$`, 'i');
+/**
+ * A secret parameter anywhere in a text, however the URL around it is written: plain, inside JSON with escaped
+ * slashes (`https:\/\/…`) or `\u0026` for `&` (Go's encoder), HTML-escaped (`&amp;`), or percent-encoded inside
+ * another URL's query (`%3Fsignature%3D…`). The value runs to the next separator; a backslash ends it, so an
+ * escaped quote of the JSON around it stays intact.
+ */
+const SECRET_PARAM_IN_TEXT = new RegExp(
+  String.raw`((?:[?&;]|\\u0026|%26|%3F)(?:${SECRET_PARAM_NAMES.join('|')})(?:=|%3D))(?:[^&\s"'<>\\#%]|%(?!26)[0-9A-Fa-f]{2})+`,
+  'gi',
+);
 
 export const REDACTED = '[REDACTED]';
 
@@ -15,28 +32,45 @@ export function redactUrl(url: string): string {
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
-      const name = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
+      const name = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
       return eq >= 0 && SECRET_PARAMS.test(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
     })
     .join('&');
   return `${url.slice(0, queryAt)}?${query}`;
 }
 
-/** Headers with secrets replaced; the names stay, so evidence still shows a token was sent. */
+/** A malformed escape (`%zz`) must not make redaction throw: the name is then compared as written. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Headers with secrets and signatures replaced; the names stay, so evidence still shows a token was sent. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? redactCredential(text) : text;
+    const lower = name.toLowerCase();
+    // Other headers keep their value, less any signature: Location or Link may carry a signed URL.
+    out[name] = !SECRET_HEADERS.has(lower) ? redactUrlsIn(text) : CREDENTIAL_HEADERS.has(lower) ? redactCredential(text) : REDACTED;
   }
   return out;
 }
 
-/** `Bearer abc` → `Bearer [REDACTED]`: the scheme stays visible because malformed-header tests judge it. */
+/** Headers whose value is `<scheme> <credentials>`; cookies and API keys have no scheme and are redacted whole. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
+
+/**
+ * `Bearer abc` → `Bearer [REDACTED]`: the scheme stays visible because malformed-header tests judge it. Only a
+ * word that looks like a scheme (letters, at most 20) is kept, so a token sent first (`<token> Bearer`) is not.
+ */
 function redactCredential(value: string): string {
-  const space = value.indexOf(' ');
-  return space > 0 ? `${value.slice(0, space)} ${REDACTED}` : REDACTED;
+  const scheme = /^([A-Za-z]{1,20}) /.exec(value);
+  return scheme ? `${scheme[1]} ${REDACTED}` : REDACTED;
 }
 
 /** Known secret values (tokens of the configuration) replaced wherever they appear in a text. */
@@ -46,7 +80,7 @@ export function redactText(text: string, secrets: readonly string[]): string {
   return redactUrlsIn(out);
 }
 
-/** Every absolute URL inside a text, with its signature parameters redacted. */
+/** Every signature or credential parameter inside a text, in whatever URL encoding it appears. */
 function redactUrlsIn(text: string): string {
-  return text.replace(/https?:\/\/[^\s"'<>]+/g, (url) => redactUrl(url));
+  return text.replace(SECRET_PARAM_IN_TEXT, (_, prefix: string) => `${prefix}${REDACTED}`);
 }

@@ -6,11 +6,10 @@ import { loadConfig, secretsOf, type SuiteConfig, type Target } from './config.t
 import { Evidence } from './evidence.ts';
 import { ruleById, type RuleId } from './rules.ts';
 import { ServerClock } from './server-clock.ts';
+import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
 
 export { expect } from './expectations.ts';
 
-/** How a test gets past the one-hour window: move the test clock, really wait (slow project), or not at all. */
-export type TimeTravel = 'test-clock' | 'wait';
 
 interface WorkerFixtures {
   config: SuiteConfig;
@@ -20,8 +19,10 @@ interface WorkerFixtures {
 interface TestFixtures {
   api: Api;
   clock: ServerClock;
+  /** Moves the server through time, or skips with the reason it cannot. */
+  travel: TimeTravel;
   /** Project option: `wait` in the opt-in slow project. */
-  timeTravel: TimeTravel;
+  timeTravel: TimeTravelMode;
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -81,6 +82,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await request.dispose();
     }
   },
+
+  travel: async ({ clock, timeTravel }, use) => use(new TimeTravel(clock, timeTravel)),
 });
 
 /** Title and details of a test of one rule: `UPLOAD-FILES-MAX a sixth file is refused`, tagged and annotated. */
