@@ -80,7 +80,7 @@ test.describe('agent execution', () => {
     expect(reply.json()).toMatchSchema('execution-response');
   });
 
-  test(...rule('EXEC-RESPONSE-SCHEMA', 'the reply that continues a session has the eleven fields of §2.4 with their types'), async ({ api, target }) => {
+  test(...rule('EXEC-RESPONSE-SCHEMA', 'a continuation reply has the eleven fields of §2.4 with their types'), async ({ api, target }) => {
     const { executionId } = await startSession(api, 'first message of a session');
     const reply = await api.execute('second message of the session', { body: body(target, { executionId }) });
     requireAccepted(reply, 'the continuation of a session', 'SESSION-CONTINUE');

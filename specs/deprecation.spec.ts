@@ -17,14 +17,14 @@ test.describe('deprecation', () => {
     expect(reply.json()).toMatchSchema('execution-response');
   });
 
-  test(...rule('REPLACEMENT-EXISTS', 'the replacement path answers the deprecated request shape with neither 404, 405, 501 nor any 5xx'), async ({ api }) => {
+  test(...rule('REPLACEMENT-EXISTS', 'the replacement path answers with neither 404, 405, 501 nor a 5xx'), async ({ api }) => {
     const reply = await api.execute('replacement path, deprecated request shape', { path: 'replacement' });
     // Its shapes are not shown, so a 4xx other than 404 or 405 may be a refusal of the old shape by a route that exists.
     expect(ROUTE_MISSING, `the replacement answered ${reply.status}, which says the route is missing: ${excerpt(reply)}`).not.toContain(reply.status);
     expect(reply.status, `the replacement answered a server error: ${excerpt(reply)}`).toBeLessThan(500);
   });
 
-  test(...rule('REPLACEMENT-SAME-SHAPE', 'whether the replacement takes the deprecated request and answers the §2.4 shape is recorded'), async ({ api }) => {
+  test(...rule('REPLACEMENT-SAME-SHAPE', 'whether the replacement takes the deprecated shape is observed'), async ({ api }) => {
     const reply = await api.execute('replacement path, deprecated request shape', { path: 'replacement' });
     if (reply.status < 200 || reply.status >= 300) {
       observe(`the replacement refused the deprecated request shape: ${reply.status}`);

@@ -48,7 +48,7 @@ test.describe('secure attachment lifecycle', () => {
     expect(url).toBeSecureAttachmentUrl();
   });
 
-  test(...rule('SECURE-PUBLIC-WINDOW', 'a secure URL serves anonymously right after the upload and just before the hour ends'), async ({ api, travel }) => {
+  test(...rule('SECURE-PUBLIC-WINDOW', 'a secure URL serves anonymously from the upload to just before the hour ends'), async ({ api, travel }) => {
     const file = testFile('secure-window.pdf');
     const url = await uploadOne(api, file, true);
     expect.soft(await api.anonymous('read at once', url)).toServeBytesOf(file);

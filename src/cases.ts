@@ -16,14 +16,22 @@ export interface UploadCase {
   expect: 'accepted' | 'refused' | 'observed';
 }
 
-export function loadTable<T>(file: string, schema: SchemaId): T[] {
+/** Each case table and the schema it is validated against; the meta-test refuses a table missing here. */
+export const TABLES = {
+  'upload-limits.json': 'upload-cases',
+} as const satisfies Record<string, SchemaId>;
+
+export type TableFile = keyof typeof TABLES;
+
+export function loadTable<T>(file: TableFile): T[] {
+  const schema = TABLES[file];
   const data = JSON.parse(readFileSync(CASES_DIR + file, 'utf8')) as { cases: T[] };
   const validate = validatorFor(schema);
   if (!validate(data)) throw new Error(`specs/cases/${file} does not match schemas/${schema}.schema.json: ${describeErrors(validate.errors)}`);
   return data.cases;
 }
 
-export const uploadLimitCases = () => loadTable<UploadCase>('upload-limits.json', 'upload-cases');
+export const uploadLimitCases = () => loadTable<UploadCase>('upload-limits.json');
 
 export interface ExtensionCase {
   category: ExtensionCategory;

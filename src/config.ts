@@ -72,11 +72,20 @@ export interface SuiteConfig {
 
 export class ConfigError extends Error {}
 
-/** Reads and validates the configuration; every problem is reported at once, each naming its variable and purpose. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, dotenvPath?: string): SuiteConfig {
-  // Blank values count as unset, here too: an empty variable (CI passes unset secrets as '') lets .env fill it.
-  const merged = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
-  loadDotenv({ path: dotenvPath, processEnv: merged, quiet: true });
+/**
+ * The environment the configuration is read from: the process environment over `.env` (dotenv).
+ * Blank values count as unset, so an empty variable (CI passes unset secrets as '') lets `.env` fill it.
+ */
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath: string | false = '.env'): Record<string, string> {
+  const merged = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''),
+  );
+  if (dotenvPath !== false) loadDotenv({ path: dotenvPath, processEnv: merged, quiet: true });
+  return merged;
+}
+
+/** Validates the configuration; every problem is reported at once, each naming its variable and purpose. */
+export function loadConfig(merged: Record<string, string> = readEnvironment()): SuiteConfig {
   const raw = (key: Key): string | undefined => {
     const value = merged[SETTINGS[key].env]?.trim();
     return value === undefined || value === '' ? (SETTINGS[key] as Setting).default : value;
@@ -128,9 +137,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, dotenvPath?: st
   return config;
 }
 
-/** Every credential of a target, for redaction. */
+/** Every credential of a target, for redaction: the settings marked secret. */
 export function secretsOf(target: Target): string[] {
-  return [target.accessToken, target.filesReadonlyToken, target.noFilesScopeToken, target.pitToken].filter(
-    (value): value is string => value !== undefined,
-  );
+  return (Object.keys(SETTINGS) as Key[])
+    .filter((key) => (SETTINGS[key] as Setting).secret)
+    .map((key) => target[key as keyof Target])
+    .filter((value): value is string => value !== undefined);
 }

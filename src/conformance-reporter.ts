@@ -36,6 +36,8 @@ export default class ConformanceReporter implements Reporter {
   readonly #outcomes = new Map<string, Outcome[]>();
   readonly #outputFile: string;
   #serverTime: string | null = null;
+  /** Titles of the tests that used an operation the contract marks deprecated. */
+  readonly #deprecatedUses = new Set<string>();
 
   constructor(options: { outputFile?: string } = {}) {
     this.#outputFile = options.outputFile ?? 'reports/conformance.json';
@@ -48,6 +50,7 @@ export default class ConformanceReporter implements Reporter {
     const annotations = [...test.annotations, ...result.annotations];
     const notes = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => a.description ?? ''))];
     this.#serverTime ??= notes('server-time')[0] ?? null;
+    for (const operation of notes('deprecated-operation')) this.#deprecatedUses.add(`${test.title}: ${operation}`);
     const ruleId = notes('rule')[0];
     if (!ruleId) return;
     const message = result.errors.map((e) => e.message ?? '').join('\n');
@@ -70,6 +73,9 @@ export default class ConformanceReporter implements Reporter {
     mkdirSync(dirname(this.#outputFile), { recursive: true });
     writeFileSync(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(matrix(report));
+    if (this.#deprecatedUses.size > 0) {
+      process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
+    }
     const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));
     if (result.status !== 'passed' && result.status !== 'failed') return { status: result.status };
     return { status: mustBroken ? 'failed' : 'passed' };

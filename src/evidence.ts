@@ -31,10 +31,11 @@ export class Evidence {
     const text = exchange.responseBody ? describeBody(exchange.responseBody, exchange.responseHeaders?.['content-type']) : undefined;
     this.exchanges.push({
       ...exchange,
-      url: redactUrl(exchange.url),
-      requestHeaders: redactHeaders(exchange.requestHeaders),
+      label: this.redact(exchange.label),
+      url: this.redact(redactUrl(exchange.url)),
+      requestHeaders: this.#headers(exchange.requestHeaders),
       requestBody: exchange.requestBody === undefined ? undefined : JSON.parse(this.redact(JSON.stringify(exchange.requestBody))),
-      responseHeaders: exchange.responseHeaders && redactHeaders(exchange.responseHeaders),
+      responseHeaders: exchange.responseHeaders && this.#headers(exchange.responseHeaders),
       responseBody: text === undefined ? undefined : this.redact(text),
       error: exchange.error && this.redact(exchange.error),
     });
@@ -42,6 +43,10 @@ export class Evidence {
 
   redact(text: string): string {
     return redactText(text, this.secrets);
+  }
+
+  #headers(headers: Record<string, string>): Record<string, string> {
+    return Object.fromEntries(Object.entries(redactHeaders(headers)).map(([name, value]) => [name, this.redact(value)]));
   }
 }
 

@@ -85,7 +85,7 @@ export const RULES = [
   { id: 'DEPRECATED-STILL-SERVED', level: 'MUST', area: 'Deprecation', section: '§4.3, §9.3', title: 'the deprecated path still executes in v3', quote: 'it may be replaced or removed in future versions' },
   { id: 'REPLACEMENT-EXISTS', level: 'MUST', area: 'Deprecation', section: '§4.3 rule 4, §9.3', title: 'the replacement path exists', quote: 'the replacement is POST /agent/{agentId}/execute' },
   { id: 'REPLACEMENT-SAME-SHAPE', level: 'INFO', area: 'Deprecation', section: '§4.3 rule 4', title: 'whether the replacement takes the deprecated shape is observed', quote: 'Request and response shape of the replacement: not shown.' },
-  { id: 'DEPRECATION-HEADERS', level: 'INFO', area: 'Deprecation', section: '§9.3', title: 'Deprecation, Sunset and Link headers are observed', quote: 'The operation is deprecated' },
+  { id: 'DEPRECATION-HEADERS', level: 'INFO', area: 'Deprecation', section: '§9.3', title: 'the Deprecation, Sunset and Link headers are observed', quote: 'The operation is deprecated' },
 
   // Authentication
   { id: 'AUTH-TOKEN-REQUIRED', level: 'MUST', area: 'Authentication', section: '§5.1', title: 'a request without a token is refused', quote: 'Every authenticated request sends the header Authorization: Bearer <ACCESS_TOKEN>.' },

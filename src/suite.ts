@@ -46,7 +46,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const seed = loadSeed();
       const app = await buildServer({ seed: config.reference.seed, testClock: true, fault: parseFault(config.reference.fault), seedData: seed });
       const address = await app.listen({ host: '127.0.0.1', port: 0 });
-      const { target } = loadConfig(Object.fromEntries(referenceEnvironment(seed, address, true)), '/dev/null');
+      const { target } = loadConfig(Object.fromEntries(referenceEnvironment(seed, address, true)));
       try {
         await use(target as Target);
       } finally {

@@ -1,0 +1,328 @@
+// Tests of the suite's own data (like JSON-Schema-Test-Suite's bin/jsonschema_suite): the rule catalogue,
+// the case tables, the tests Playwright would run, and the fault catalogue agree with one another.
+// Every check collects all its violations and reports them in one failure.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { faultCatalogue, FAULTS } from '../../reference/faults.ts';
+import { CASES_DIR, loadTable, type TableFile, TABLES } from '../cases.ts';
+import { type Level, RULES, type Rule } from '../rules.ts';
+import type { SchemaId } from '../schemas.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CATALOGUE: readonly Rule[] = RULES;
+const RULE_IDS: ReadonlySet<string> = new Set(CATALOGUE.map((rule) => rule.id));
+const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
+const ID_PATTERN = /^[A-Z]+(-[A-Z0-9]+)+$/;
+
+/** Violations as a failure message: a headline, then one line each. */
+function noViolations(violations: readonly string[], headline: string): void {
+  assert.ok(violations.length === 0, `${headline} (${violations.length}):\n  - ${violations.join('\n  - ')}`);
+}
+
+describe('the rule catalogue (src/rules.ts)', () => {
+  test('ids are unique and look like UPLOAD-FILES-MAX', () => {
+    const seen = new Set<string>();
+    const violations: string[] = [];
+    for (const { id } of CATALOGUE) {
+      if (!ID_PATTERN.test(id)) violations.push(`${id} does not match ${ID_PATTERN}`);
+      if (seen.has(id)) violations.push(`${id} appears more than once`);
+      seen.add(id);
+    }
+    noViolations(violations, 'rule ids');
+  });
+
+  test('levels are MUST, SHOULD or INFO and sections start with §', () => {
+    const violations = CATALOGUE.flatMap((rule) => [
+      ...(LEVELS.includes(rule.level) ? [] : [`${rule.id}: level ${rule.level} is not one of ${LEVELS.join(', ')}`]),
+      ...(rule.section.startsWith('§') ? [] : [`${rule.id}: section "${rule.section}" does not start with §`]),
+    ]);
+    noViolations(violations, 'levels and sections');
+  });
+
+  test('titles are plain present-tense statements', () => {
+    const violations = CATALOGUE.flatMap((rule) => titleProblems(rule.title).map((problem) => `${rule.id}: "${rule.title}" ${problem}`));
+    noViolations(violations, 'rule titles');
+  });
+
+  test('titles are unique', () => {
+    const byTitle = groupBy(CATALOGUE, (rule) => rule.title);
+    const violations = [...byTitle].filter(([, rules]) => rules.length > 1).map(([title, rules]) => `"${title}": ${rules.map((r) => r.id).join(', ')}`);
+    noViolations(violations, 'rules sharing a title');
+  });
+
+  test('quotes are not empty', () => {
+    const violations = CATALOGUE.filter((rule) => rule.quote.trim() === '').map((rule) => `${rule.id} has an empty quote`);
+    noViolations(violations, 'quotes');
+  });
+});
+
+/** What is wrong with a title; empty when it is a plain present-tense statement. */
+function titleProblems(title: string): string[] {
+  const problems: string[] = [];
+  if (!/^[a-z0-9]/.test(title)) problems.push('does not start in lower case');
+  const modal = /\b(should|must|shall|will)\b/i.exec(title);
+  if (modal) problems.push(`uses "${modal[1]}" (state the fact in the present tense)`);
+  if (title.length > 80) problems.push(`is ${title.length} characters long (at most 80)`);
+  if (/[.!?;:,\s]$/.test(title)) problems.push('ends with punctuation or a space');
+  if (title.trim() === '') problems.push('is empty');
+  return problems;
+}
+
+const TABLE_SCHEMAS: Record<string, SchemaId> = TABLES;
+
+interface Row {
+  rule?: unknown;
+  statement?: unknown;
+  [field: string]: unknown;
+}
+
+describe('the case tables (specs/cases/*.json)', () => {
+  const tables = readdirSync(CASES_DIR).filter((file) => file.endsWith('.json')).sort();
+
+  test('every table has a schema', () => {
+    const violations = tables.filter((file) => !(file in TABLE_SCHEMAS)).map((file) => `specs/cases/${file} has no entry in TABLES of src/cases.ts`);
+    const gone = Object.keys(TABLE_SCHEMAS).filter((file) => !tables.includes(file)).map((file) => `TABLE_SCHEMAS names specs/cases/${file}, which does not exist`);
+    noViolations([...violations, ...gone], 'case tables and schemas');
+  });
+
+  for (const file of tables.filter((name) => name in TABLE_SCHEMAS)) {
+    describe(file, () => {
+      const rows = (): Row[] => loadTable<Row>(file as TableFile);
+
+      test(`validates against schemas/${TABLE_SCHEMAS[file]}.schema.json`, () => {
+        assert.doesNotThrow(rows);
+      });
+
+      test('every row names a rule of the catalogue', () => {
+        const violations = rows().flatMap((row, i) =>
+          typeof row.rule === 'string' && RULE_IDS.has(row.rule) ? [] : [`row ${i + 1} names ${JSON.stringify(row.rule)}, which is not in src/rules.ts`],
+        );
+        noViolations(violations, 'rows with an unknown rule');
+      });
+
+      test('statements are unique and read like rule titles', () => {
+        const list = rows();
+        const violations = [
+          ...[...groupBy(list, (row) => String(row.statement))].filter(([, same]) => same.length > 1).map(([statement, same]) => `"${statement}" is the statement of ${same.length} rows`),
+          ...list.flatMap((row) => titleProblems(String(row.statement)).map((problem) => `"${String(row.statement)}" ${problem}`)),
+        ];
+        noViolations(violations, 'statements');
+      });
+
+      test('rows are unique (a row differing only in its statement is a duplicate)', () => {
+        const byContent = groupBy(rows(), ({ statement: _statement, ...rest }) => canonical(rest));
+        const violations = [...byContent.values()].filter((same) => same.length > 1).map((same) => same.map((row) => `"${String(row.statement)}"`).join(' = '));
+        noViolations(violations, 'duplicate rows');
+      });
+    });
+  }
+});
+
+/** JSON with sorted keys, so equal rows give equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}
+
+// The tests Playwright would run, from `playwright test --list --reporter=json`.
+
+interface JsonAnnotation {
+  type: string;
+  description?: string;
+}
+interface JsonSpec {
+  title: string;
+  file: string;
+  line: number;
+  tests: { projectName: string; annotations: JsonAnnotation[] }[];
+}
+interface JsonSuite {
+  specs?: JsonSpec[];
+  suites?: JsonSuite[];
+}
+interface JsonReport {
+  suites?: JsonSuite[];
+  errors?: { message?: string }[];
+}
+
+interface Listing {
+  specs: JsonSpec[];
+  errors: string[];
+}
+
+let listed: Listing | undefined;
+
+/** Lists the suite once; the JSON goes to a file, so whatever a spec prints cannot corrupt it. */
+function listing(): Listing {
+  if (listed) return listed;
+  const dir = mkdtempSync(join(tmpdir(), 'suite-list-'));
+  try {
+    const output = join(dir, 'list.json');
+    const env: NodeJS.ProcessEnv = { ...process.env, SUITE_MODE: 'live', REFERENCE_SERVER: '1', PLAYWRIGHT_JSON_OUTPUT_FILE: output };
+    delete env.NODE_TEST_CONTEXT; // set by node --test; not meant for the child
+    const run = spawnSync('npx', ['playwright', 'test', '--list', '--reporter=json'], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+    if (run.error) throw run.error;
+    let report: JsonReport;
+    try {
+      report = JSON.parse(readFileSync(output, 'utf8')) as JsonReport;
+    } catch (error) {
+      throw new Error(`playwright test --list gave no JSON (exit ${run.status}): ${(error as Error).message}\n${run.stderr}`);
+    }
+    const specs: JsonSpec[] = [];
+    const walk = (suite: JsonSuite): void => {
+      specs.push(...(suite.specs ?? []));
+      for (const child of suite.suites ?? []) walk(child);
+    };
+    for (const suite of report.suites ?? []) walk(suite);
+    listed = { specs, errors: (report.errors ?? []).map((e) => (e.message ?? '').split('\n')[0]) };
+    return listed;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const where = (spec: JsonSpec) => `${spec.file}:${spec.line}`;
+const ruleAnnotations = (run: JsonSpec['tests'][number]) => run.annotations.filter((a) => a.type === 'rule').map((a) => a.description ?? '');
+
+/** Tests without exactly one known rule, with its level, whose id does not open the title. */
+function annotationProblems(specs: readonly JsonSpec[]): string[] {
+  const violations: string[] = [];
+  for (const spec of specs) {
+    for (const run of spec.tests) {
+      const label = `${where(spec)} "${spec.title}" [${run.projectName}]`;
+      const rules = ruleAnnotations(run);
+      if (rules.length !== 1) {
+        violations.push(`${label} has ${rules.length} rule annotations${rules.length ? ` (${rules.join(', ')})` : ''}; use ...rule(id, statement)`);
+        continue;
+      }
+      const rule = CATALOGUE.find((r) => r.id === rules[0]);
+      if (!rule) {
+        violations.push(`${label} names ${rules[0]}, which is not in src/rules.ts`);
+        continue;
+      }
+      if (!spec.title.startsWith(`${rule.id} `)) violations.push(`${label} does not start with "${rule.id} "`);
+      const levels = run.annotations.filter((a) => a.type === 'level').map((a) => a.description);
+      if (levels.length !== 1 || levels[0] !== rule.level) violations.push(`${label} has level annotation ${levels.join(', ') || 'none'}; ${rule.id} is ${rule.level}`);
+    }
+  }
+  return violations;
+}
+
+/** Statements (the title after the rule id) that do not read like rule titles. */
+function statementProblems(specs: readonly JsonSpec[]): string[] {
+  return specs.flatMap((spec) => {
+    const statement = spec.title.replace(/^\S+ /, '');
+    return titleProblems(statement).map((problem) => `${where(spec)} "${spec.title}": the statement ${problem}`);
+  });
+}
+
+function duplicateTitles(specs: readonly JsonSpec[]): string[] {
+  return [...groupBy(specs, (spec) => spec.title)].filter(([, same]) => same.length > 1).map(([title, same]) => `"${title}" at ${same.map(where).join(', ')}`);
+}
+
+/** MUST and SHOULD rules no test names, each with its level and title. */
+function untestedRules(specs: readonly JsonSpec[]): string[] {
+  const tested = new Set(specs.flatMap((spec) => spec.tests.flatMap(ruleAnnotations)));
+  return CATALOGUE.filter((rule) => rule.level !== 'INFO' && !tested.has(rule.id)).map((rule) => `${rule.level.padEnd(6)} ${rule.id}: ${rule.title}`);
+}
+
+describe('the tests of the suite (playwright test --list)', () => {
+  test('every spec file loads', () => {
+    noViolations(listing().errors, 'errors while listing the tests');
+  });
+
+  test('every test names exactly one rule of the catalogue, with its level, in its title', () => {
+    noViolations(annotationProblems(listing().specs), 'tests without exactly one known rule');
+  });
+
+  test('test statements read like rule titles', () => {
+    noViolations(statementProblems(listing().specs), 'test statements');
+  });
+
+  test('test titles are unique', () => {
+    noViolations(duplicateTitles(listing().specs), 'duplicate test titles');
+  });
+
+  test('every MUST and SHOULD rule has a test', () => {
+    noViolations(untestedRules(listing().specs), 'MUST and SHOULD rules without a test');
+  });
+});
+
+// The checks above pass when the suite is complete, so they are shown failing here on made-up listings.
+describe('the listing checks catch what they are for', () => {
+  const annotated = (title: string, annotations: JsonAnnotation[], line = 1): JsonSpec => ({
+    title,
+    file: 'made-up.spec.ts',
+    line,
+    tests: [{ projectName: 'conformance', annotations }],
+  });
+  const of = (id: string, level: string): JsonAnnotation[] => [
+    { type: 'rule', description: id },
+    { type: 'level', description: level },
+  ];
+
+  test('a test with no rule, two rules, an unknown rule, a wrong title or a wrong level', () => {
+    const problems = annotationProblems([
+      annotated('UPLOAD-FILES-MAX five files are accepted', of('UPLOAD-FILES-MAX', 'MUST')),
+      annotated('five files are accepted', [], 2),
+      annotated('UPLOAD-FILES-MAX two rules', [...of('UPLOAD-FILES-MAX', 'MUST'), ...of('UPLOAD-SIZE-MAX', 'MUST')], 3),
+      annotated('NO-SUCH-RULE exists', of('NO-SUCH-RULE', 'MUST'), 4),
+      annotated('UPLOAD-SIZE-MAX a sixth file is refused', of('UPLOAD-FILES-MAX', 'MUST'), 5),
+      annotated('UPLOAD-FILES-MIN an upload with no file is refused', of('UPLOAD-FILES-MIN', 'MUST'), 6),
+    ]);
+    assert.deepEqual(problems, [
+      'made-up.spec.ts:2 "five files are accepted" [conformance] has 0 rule annotations; use ...rule(id, statement)',
+      'made-up.spec.ts:3 "UPLOAD-FILES-MAX two rules" [conformance] has 2 rule annotations (UPLOAD-FILES-MAX, UPLOAD-SIZE-MAX); use ...rule(id, statement)',
+      'made-up.spec.ts:4 "NO-SUCH-RULE exists" [conformance] names NO-SUCH-RULE, which is not in src/rules.ts',
+      'made-up.spec.ts:5 "UPLOAD-SIZE-MAX a sixth file is refused" [conformance] does not start with "UPLOAD-FILES-MAX "',
+      'made-up.spec.ts:6 "UPLOAD-FILES-MIN an upload with no file is refused" [conformance] has level annotation MUST; UPLOAD-FILES-MIN is SHOULD',
+    ]);
+  });
+
+  test('duplicate titles, bad statements, and every untested MUST and SHOULD rule at once', () => {
+    const specs = [
+      annotated('UPLOAD-FILES-MAX five files are accepted', of('UPLOAD-FILES-MAX', 'MUST'), 1),
+      annotated('UPLOAD-FILES-MAX five files are accepted', of('UPLOAD-FILES-MAX', 'MUST'), 9),
+      annotated('UPLOAD-FILES-MIN A sixth file should be refused.', of('UPLOAD-FILES-MIN', 'SHOULD'), 10),
+    ];
+    assert.deepEqual(duplicateTitles(specs), ['"UPLOAD-FILES-MAX five files are accepted" at made-up.spec.ts:1, made-up.spec.ts:9']);
+    assert.deepEqual(statementProblems(specs), [
+      'made-up.spec.ts:10 "UPLOAD-FILES-MIN A sixth file should be refused.": the statement does not start in lower case',
+      'made-up.spec.ts:10 "UPLOAD-FILES-MIN A sixth file should be refused.": the statement uses "should" (state the fact in the present tense)',
+      'made-up.spec.ts:10 "UPLOAD-FILES-MIN A sixth file should be refused.": the statement ends with punctuation or a space',
+    ]);
+    const untested = untestedRules(specs);
+    const expected = CATALOGUE.filter((rule) => rule.level !== 'INFO' && rule.id !== 'UPLOAD-FILES-MAX' && rule.id !== 'UPLOAD-FILES-MIN');
+    assert.deepEqual(untested.map((line) => line.split(':')[0].trim().split(/\s+/)[1]), expected.map((rule) => rule.id));
+    assert.ok(untested.includes('SHOULD UPLOAD-SIZE-TOTAL: five files of the maximum size are accepted together'));
+  });
+});
+
+describe('the fault catalogue (reference/faults.ts)', () => {
+  test('every fault breaks a rule of the catalogue', () => {
+    const violations = FAULTS.filter((fault) => !RULE_IDS.has(fault.rule)).map((fault) => `${fault.name} breaks ${fault.rule}, which is not in src/rules.ts`);
+    noViolations(violations, 'faults of unknown rules');
+    const catalogue = faultCatalogue();
+    assert.equal(catalogue.length, FAULTS.length);
+    for (const fault of catalogue) assert.equal(fault.level, CATALOGUE.find((rule) => rule.id === fault.rule)?.level, fault.name);
+  });
+
+  test('fault names are unique', () => {
+    const byName = groupBy(FAULTS, (fault) => fault.name);
+    noViolations([...byName].filter(([, same]) => same.length > 1).map(([name]) => name), 'fault names used more than once');
+  });
+});

@@ -1,0 +1,246 @@
+// loadConfig(readEnvironment(env, dotenvPath)): defaults, every problem reported at once by variable and purpose, the
+// .env file under the environment, the reference-server shortcut, and the list of secrets.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { ConfigError, loadConfig, readEnvironment, secretsOf, SETTINGS, type Target } from '../config.ts';
+import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from '../contract.ts';
+
+const DIR = mkdtempSync(join(tmpdir(), 'suite-config-'));
+after(() => rmSync(DIR, { recursive: true, force: true }));
+
+let files = 0;
+/** A .env file with these lines. */
+function dotenv(lines: Record<string, string>): string {
+  const path = join(DIR, `env-${++files}`);
+  writeFileSync(path, Object.entries(lines).map(([name, value]) => `${name}=${value}\n`).join(''));
+  return path;
+}
+
+/** An empty .env, so no developer's .env in the working directory takes part. */
+const NO_DOTENV = false as const;
+
+/** The configuration of an environment and a .env file, as the suite reads them. */
+const configOf = (env: Record<string, string>, dotenvPath: string | false) => loadConfig(readEnvironment(env, dotenvPath));
+
+/** Every variable a live target needs, with plausible values. */
+const LIVE: Record<string, string> = {
+  SUITE_MODE: 'live',
+  BASE_URL: 'https://staging.example.test/api/',
+  LOCATION_ID: 'loc-1',
+  CONVERSATION_ID: 'conv-1',
+  CONTACT_ID: 'contact-1',
+  AGENT_ID: 'agent-1',
+  ACCESS_TOKEN: 'access-token-secret',
+  FILES_READONLY_TOKEN: 'files-token-secret',
+  NO_FILES_SCOPE_TOKEN: 'nofiles-token-secret',
+};
+
+type Settings = Record<string, { env: string; purpose: string; requiredForTarget?: boolean; secret?: boolean }>;
+const ALL: Settings = SETTINGS;
+const REQUIRED = Object.values(ALL).filter((setting) => setting.requiredForTarget);
+
+/** The message of the ConfigError thrown for this environment. */
+function problemsOf(env: Record<string, string>, dotenvPath = NO_DOTENV): string {
+  let message = '';
+  assert.throws(
+    () => configOf(env, dotenvPath),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+      message = error.message;
+      return true;
+    },
+  );
+  return message;
+}
+
+describe('defaults', () => {
+  test('nothing set: replay mode, Version v3, the contract replacement path, 30 s timeout, no target', () => {
+    const config = configOf({}, NO_DOTENV);
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, requestTimeoutMs: 30_000 });
+    assert.equal(config.apiVersion, 'v3');
+  });
+
+  test('blank values count as unset', () => {
+    const config = configOf({ SUITE_MODE: ' ', API_VERSION: '', REQUEST_TIMEOUT_MS: '' }, NO_DOTENV);
+    assert.equal(config.mode, 'replay');
+    assert.equal(config.apiVersion, API_VERSION);
+    assert.equal(config.requestTimeoutMs, 30_000);
+  });
+
+  test('the settings table gives every variable a purpose', () => {
+    for (const [key, setting] of Object.entries(ALL)) {
+      assert.match(setting.env, /^[A-Z][A-Z0-9_]*$/, key);
+      assert.ok(setting.purpose.trim().length > 0, `${setting.env} has no purpose`);
+    }
+  });
+});
+
+describe('live mode with missing or invalid variables', () => {
+  test('nothing set: one error lists every missing required variable with its purpose', () => {
+    const message = problemsOf({ SUITE_MODE: 'live' });
+    assert.ok(REQUIRED.length >= 8, 'the settings table marks the target variables required');
+    for (const setting of REQUIRED) assert.ok(message.includes(`${setting.env} is missing: ${setting.purpose}`), `${setting.env} not reported in:\n${message}`);
+    assert.equal(message.match(/ is missing: /g)?.length, REQUIRED.length, message);
+  });
+
+  test('record mode needs the same variables', () => {
+    const message = problemsOf({ SUITE_MODE: 'record' });
+    for (const setting of REQUIRED) assert.ok(message.includes(`${setting.env} is missing`), setting.env);
+  });
+
+  test('one missing variable is named alone', () => {
+    const { AGENT_ID: _agent, ...rest } = LIVE;
+    const message = problemsOf(rest);
+    assert.match(message, /AGENT_ID is missing: an active agent of LOCATION_ID/);
+    assert.equal(message.match(/ is missing: /g)?.length, 1, message);
+  });
+
+  test('an unknown SUITE_MODE is named with the allowed values', () => {
+    assert.match(problemsOf({ ...LIVE, SUITE_MODE: 'playback' }), /SUITE_MODE=playback is not one of replay, live, record/);
+  });
+
+  for (const value of ['0', '-5', 'abc', '1.5', '30s']) {
+    test(`REQUEST_TIMEOUT_MS=${value} is named`, () => {
+      assert.match(problemsOf({ ...LIVE, REQUEST_TIMEOUT_MS: value }), new RegExp(`REQUEST_TIMEOUT_MS=${value.replace('.', '\\.')} is not a positive whole number`));
+    });
+  }
+
+  for (const value of ['staging.example.test', 'ftp://staging.example.test', 'http://']) {
+    test(`BASE_URL=${value} is named`, () => {
+      assert.match(problemsOf({ ...LIVE, BASE_URL: value }), new RegExp(`BASE_URL=${value.replace(/[.]/g, '\\.')} is not an http\\(s\\) address`));
+    });
+  }
+
+  test('a REPLACEMENT_EXECUTE_PATH without {agentId} is named', () => {
+    assert.match(problemsOf({ ...LIVE, REPLACEMENT_EXECUTE_PATH: '/agent/execute' }), /REPLACEMENT_EXECUTE_PATH=\/agent\/execute must start with \/ and hold \{agentId\}/);
+  });
+
+  test('several problems come in one error, one line each', () => {
+    const { LOCATION_ID: _location, ...rest } = LIVE;
+    const message = problemsOf({ ...rest, SUITE_MODE: 'lvie', REQUEST_TIMEOUT_MS: 'soon', BASE_URL: 'example.test' });
+    for (const name of ['SUITE_MODE=lvie', 'REQUEST_TIMEOUT_MS=soon', 'LOCATION_ID is missing', 'BASE_URL=example.test']) assert.ok(message.includes(name), `${name} in:\n${message}`);
+    assert.equal(message.split('\n  - ').length - 1, 4, message);
+  });
+
+  test('no token value is ever part of the message', () => {
+    const message = problemsOf({ ...LIVE, BASE_URL: 'nope' });
+    for (const secret of [LIVE.ACCESS_TOKEN, LIVE.FILES_READONLY_TOKEN, LIVE.NO_FILES_SCOPE_TOKEN]) assert.ok(!message.includes(secret));
+  });
+});
+
+describe('live mode with a complete environment', () => {
+  test('the target is built; optional variables may be absent', () => {
+    const config = configOf(LIVE, NO_DOTENV);
+    assert.equal(config.mode, 'live');
+    assert.equal(config.reference, undefined);
+    const target = config.target as Target;
+    assert.equal(target.baseUrl, 'https://staging.example.test/api', 'trailing slashes are dropped');
+    assert.equal(target.agentId, 'agent-1');
+    for (const optional of ['inactiveAgentId', 'foreignLocationId', 'pitToken', 'testClockUrl'] as const) assert.equal(target[optional], undefined, optional);
+  });
+
+  test('optional variables are carried when set', () => {
+    const target = configOf(
+      { ...LIVE, INACTIVE_AGENT_ID: 'agent-off', FOREIGN_LOCATION_ID: 'loc-2', PIT_TOKEN: 'pit-token-secret', TEST_CLOCK_URL: 'http://127.0.0.1:4010/__test/clock' },
+      NO_DOTENV,
+    ).target as Target;
+    assert.equal(target.inactiveAgentId, 'agent-off');
+    assert.equal(target.foreignLocationId, 'loc-2');
+    assert.equal(target.pitToken, 'pit-token-secret');
+    assert.equal(target.testClockUrl, 'http://127.0.0.1:4010/__test/clock');
+  });
+
+  test('values are trimmed', () => {
+    assert.equal(configOf({ ...LIVE, AGENT_ID: '  agent-1 \n' }, NO_DOTENV).target?.agentId, 'agent-1');
+  });
+});
+
+describe('the .env file', () => {
+  test('is read', () => {
+    const { SUITE_MODE: _mode, ...rest } = LIVE;
+    const config = configOf({ SUITE_MODE: 'live' }, dotenv(rest));
+    assert.equal(config.target?.locationId, 'loc-1');
+    assert.equal(config.target?.accessToken, 'access-token-secret');
+  });
+
+  test('the environment wins over it', () => {
+    const config = configOf({ ...LIVE, LOCATION_ID: 'loc-from-env', SUITE_MODE: 'live' }, dotenv({ LOCATION_ID: 'loc-from-file', SUITE_MODE: 'record' }));
+    assert.equal(config.target?.locationId, 'loc-from-env');
+    assert.equal(config.mode, 'live');
+  });
+
+  test('an empty environment variable does not hide the value of the file', () => {
+    // CI often passes `PIT_TOKEN: ${{ secrets.PIT_TOKEN }}`, which is empty when the secret is not set.
+    const config = configOf({ ...LIVE, PIT_TOKEN: '' }, dotenv({ PIT_TOKEN: 'pit-from-file' }));
+    assert.equal(config.target?.pitToken, 'pit-from-file');
+  });
+
+  test('leaves process.env untouched', () => {
+    const name = 'CONFIG_TEST_ONLY_IN_DOTENV';
+    configOf({}, dotenv({ [name]: 'x' }));
+    assert.equal(process.env[name], undefined);
+  });
+
+  test('a missing file is no error', () => {
+    assert.equal(configOf({}, join(DIR, 'does-not-exist')).mode, 'replay');
+  });
+});
+
+describe('REFERENCE_SERVER=1', () => {
+  test('needs no target variables', () => {
+    const config = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, NO_DOTENV);
+    assert.deepEqual(config.reference, { fault: undefined, seed: '1' });
+    assert.equal(config.target, undefined);
+  });
+
+  test('carries FAULT and SEED', () => {
+    assert.deepEqual(configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-six-files', SEED: '42' }, NO_DOTENV).reference, {
+      fault: 'upload-six-files',
+      seed: '42',
+    });
+  });
+
+  test('still reports an invalid SUITE_MODE or REQUEST_TIMEOUT_MS', () => {
+    const message = problemsOf({ SUITE_MODE: 'nope', REFERENCE_SERVER: '1', REQUEST_TIMEOUT_MS: '0' });
+    assert.match(message, /SUITE_MODE=nope/);
+    assert.match(message, /REQUEST_TIMEOUT_MS=0/);
+    assert.doesNotMatch(message, /is missing/);
+  });
+});
+
+describe('secretsOf', () => {
+  const full = configOf({ ...LIVE, PIT_TOKEN: 'pit-token-secret' }, NO_DOTENV).target as Target;
+
+  test('lists every token of the target', () => {
+    assert.deepEqual(new Set(secretsOf(full)), new Set(['access-token-secret', 'files-token-secret', 'nofiles-token-secret', 'pit-token-secret']));
+  });
+
+  test('covers every setting marked secret', () => {
+    const secretKeys = Object.entries(ALL).filter(([, setting]) => setting.secret).map(([key]) => key);
+    assert.ok(secretKeys.length >= 4);
+    for (const key of secretKeys) {
+      const value = (full as unknown as Record<string, string | undefined>)[key];
+      assert.ok(value !== undefined && secretsOf(full).includes(value), `${ALL[key].env} (${key}) is not in secretsOf`);
+    }
+  });
+
+  test('leaves out an absent PIT', () => {
+    const target = configOf(LIVE, NO_DOTENV).target as Target;
+    assert.deepEqual(secretsOf(target).sort(), ['access-token-secret', 'files-token-secret', 'nofiles-token-secret']);
+  });
+});
+
+describe('README', () => {
+  test('documents every setting of the configuration, with its default', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Configuration\n')).split('\n## ')[1] ?? '';
+    for (const setting of Object.values(SETTINGS) as { env: string; default?: string }[]) {
+      const row = section.split('\n').find((line) => line.startsWith(`| \`${setting.env}\` |`));
+      assert.ok(row, `README.md has no row for ${setting.env}`);
+      if (setting.default) assert.ok(row.includes(`\`${setting.default}\``), `README.md does not give ${setting.env}'s default ${setting.default}`);
+    }
+  });
+});

@@ -1,0 +1,242 @@
+// ConformanceReporter driven directly with made-up test cases and results (only the fields it reads):
+// verdicts per rule, the run's status, details, and the JSON file.
+import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import ConformanceReporter, { type ConformanceReport, type RuleResult } from '../conformance-reporter.ts';
+import { RULES } from '../rules.ts';
+
+const DIR = mkdtempSync(join(tmpdir(), 'suite-reporter-'));
+
+// The reporter reads the configuration for the report's header; these make it the same on every machine.
+const ENV = { SUITE_MODE: 'live', REFERENCE_SERVER: '1', SEED: '7', FAULT: 'upload-six-files', API_VERSION: 'v3' };
+const saved = Object.fromEntries(Object.keys(ENV).map((name) => [name, process.env[name]]));
+before(() => Object.assign(process.env, ENV));
+after(() => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  rmSync(DIR, { recursive: true, force: true });
+});
+
+type Status = TestResult['status'];
+type Annotation = { type: string; description?: string };
+
+interface Run {
+  rule?: string;
+  status: Status;
+  title?: string;
+  error?: string;
+  /** Annotations added while the test ran (observe(), test.skip(), the clock fixture). */
+  notes?: Annotation[];
+}
+
+let runs = 0;
+/** One test's end, as Playwright 1.5x reports it: test.annotations and result.annotations are the same list. */
+function end(reporter: ConformanceReporter, run: Run): void {
+  const annotations: Annotation[] = [...(run.rule ? [{ type: 'rule', description: run.rule }] : []), ...(run.notes ?? [])];
+  const testCase = { title: run.title ?? `${run.rule ?? 'NO-RULE'} test ${++runs}`, annotations };
+  const result = { status: run.status, annotations, errors: run.error === undefined ? [] : [{ message: run.error }] };
+  reporter.onTestEnd(testCase as unknown as TestCase, result as unknown as TestResult);
+}
+
+let files = 0;
+/** Ends the run; returns the status the reporter gives, the JSON it wrote and the matrix it printed. */
+async function finish(reporter: ConformanceReporter, outputFile: string, status: FullResult['status'] = 'failed') {
+  const write = process.stdout.write;
+  let printed = '';
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    printed += chunk.toString();
+    return true;
+  }) as typeof process.stdout.write;
+  let returned: { status?: FullResult['status'] } | void;
+  try {
+    returned = await reporter.onEnd({ status, startTime: new Date(), duration: 1 } as FullResult);
+  } finally {
+    process.stdout.write = write;
+  }
+  const report = JSON.parse(readFileSync(outputFile, 'utf8')) as ConformanceReport;
+  return { status: returned?.status, report, printed };
+}
+
+/** A reporter writing to a fresh file; `runAll` feeds it the runs and ends the run. */
+async function report(list: Run[], status: FullResult['status'] = 'failed') {
+  const outputFile = join(DIR, `run-${++files}`, 'nested', 'conformance.json');
+  const reporter = new ConformanceReporter({ outputFile });
+  reporter.onBegin({} as never);
+  for (const run of list) end(reporter, run);
+  const done = await finish(reporter, outputFile, status);
+  const rule = (id: string): RuleResult => {
+    const found = done.report.rules.find((r) => r.id === id);
+    assert.ok(found, `${id} not in the report`);
+    return found;
+  };
+  return { ...done, rule };
+}
+
+const FAILURE = 'Error: expect(received).toBe(expected)\n\nExpected: 400\nReceived: 200';
+const INFRA = 'Error: Infrastructure error (not a contract verdict): POST https://x.test/upload: socket closed';
+
+describe('verdict of a rule from its tests', () => {
+  const cases: [string, Status[], string | undefined, string][] = [
+    ['failed beats error, passed and skipped', ['passed', 'skipped', 'failed', 'failed'], 'error', 'failed'],
+    ['error beats passed and skipped', ['passed', 'failed', 'skipped'], 'error', 'error'],
+    ['passed beats skipped', ['skipped', 'skipped', 'passed'], undefined, 'passed'],
+    ['skipped when every test skipped', ['skipped', 'skipped'], undefined, 'skipped'],
+  ];
+  for (const [name, statuses, errorKind, verdict] of cases) {
+    const orders = [statuses, [...statuses].reverse()].filter((order, i, all) => i === 0 || order.join() !== all[0].join());
+    for (const order of orders) {
+      test(`${name} (${order.join(', ')})`, async () => {
+        // With errorKind 'error', the one 'failed' status that comes first in `statuses` order is an infrastructure error.
+        let infraLeft = errorKind === 'error' ? 1 : 0;
+        const runsOf = order.map((status): Run => {
+          if (status !== 'failed') return { rule: 'UPLOAD-FILES-MAX', status };
+          const infra = infraLeft-- > 0;
+          return { rule: 'UPLOAD-FILES-MAX', status, error: infra ? INFRA : FAILURE };
+        });
+        const { rule } = await report(runsOf);
+        assert.equal(rule('UPLOAD-FILES-MAX').verdict, verdict);
+        assert.equal(rule('UPLOAD-FILES-MAX').tests.length, order.length);
+      });
+    }
+  }
+
+  test('a rule no test named is skipped, saying so', async () => {
+    const { rule } = await report([{ rule: 'UPLOAD-FILES-MAX', status: 'passed' }]);
+    assert.deepEqual(rule('UPLOAD-SIZE-MAX'), { id: 'UPLOAD-SIZE-MAX', level: 'MUST', verdict: 'skipped', tests: [], detail: 'no test of this rule ran' });
+  });
+
+  test('a test without a rule annotation is left out', async () => {
+    const { report: json } = await report([{ status: 'failed', error: FAILURE, title: 'helper test' }]);
+    assert.ok(json.rules.every((r) => !r.tests.includes('helper test')));
+  });
+
+  test('the failure detail keeps the first lines of the message, without colours', async () => {
+    const { rule } = await report([{ rule: 'UPLOAD-FILES-MAX', status: 'failed', error: `\u001b[31mError: a sixth file is refused\u001b[39m\n\n${FAILURE}\nline 5\nline 6\nline 7\nline 8` }]);
+    assert.equal(rule('UPLOAD-FILES-MAX').detail, 'Error: a sixth file is refused\nError: expect(received).toBe(expected)\nExpected: 400\nReceived: 200\nline 5\nline 6');
+  });
+});
+
+describe('status of the run', () => {
+  test('a SHOULD failure is a failed verdict but the run passes', async () => {
+    const { status, rule, printed } = await report([
+      { rule: 'UPLOAD-FILES-MIN', status: 'failed', error: FAILURE },
+      { rule: 'UPLOAD-FILES-MAX', status: 'passed' },
+    ]);
+    assert.equal(rule('UPLOAD-FILES-MIN').level, 'SHOULD');
+    assert.equal(rule('UPLOAD-FILES-MIN').verdict, 'failed');
+    assert.equal(status, 'passed');
+    assert.match(printed, /warn\s+SHOULD\s+UPLOAD-FILES-MIN/);
+  });
+
+  test('an INFO failure does not fail the run', async () => {
+    const { status, rule } = await report([{ rule: 'UPLOAD-SIZE-UNIT', status: 'failed', error: FAILURE }]);
+    assert.equal(rule('UPLOAD-SIZE-UNIT').verdict, 'failed');
+    assert.equal(status, 'passed');
+  });
+
+  test('a MUST failure fails the run', async () => {
+    const { status, rule, printed } = await report([
+      { rule: 'UPLOAD-FILES-MAX', status: 'failed', error: FAILURE },
+      { rule: 'UPLOAD-FILES-MIN', status: 'passed' },
+    ]);
+    assert.equal(rule('UPLOAD-FILES-MAX').verdict, 'failed');
+    assert.equal(rule('UPLOAD-FILES-MAX').detail, 'Error: expect(received).toBe(expected)\nExpected: 400\nReceived: 200');
+    assert.equal(status, 'failed');
+    assert.match(printed, /FAIL\s+MUST\s+UPLOAD-FILES-MAX/);
+    assert.match(printed, /MUST: 0 passed, 1 failed, \d+ skipped, 0 errors/);
+  });
+
+  for (const message of [
+    INFRA,
+    'Error: apiRequestContext.fetch: connect ECONNREFUSED 127.0.0.1:4010',
+    'Error: read ECONNRESET',
+    'Test timeout of 60000ms exceeded.',
+  ]) {
+    test(`an infrastructure error on a MUST rule is an error verdict and fails the run: ${message.slice(0, 50)}`, async () => {
+      const { status, rule, printed } = await report([{ rule: 'SECURE-URL-FORM', status: message.startsWith('Test timeout') ? 'timedOut' : 'failed', error: message }]);
+      assert.equal(rule('SECURE-URL-FORM').verdict, 'error');
+      assert.equal(rule('SECURE-URL-FORM').detail, message);
+      assert.equal(status, 'failed');
+      assert.match(printed, /ERROR\s+MUST\s+SECURE-URL-FORM/);
+    });
+  }
+
+  test('an infrastructure error on a SHOULD rule alone does not fail the run', async () => {
+    const { status, rule } = await report([{ rule: 'SECURE-UNKNOWN-SLUG', status: 'failed', error: INFRA }]);
+    assert.equal(rule('SECURE-UNKNOWN-SLUG').verdict, 'error');
+    assert.equal(status, 'passed');
+  });
+
+  test('a run that passed stays passed', async () => {
+    assert.equal((await report([{ rule: 'UPLOAD-FILES-MAX', status: 'passed' }], 'passed')).status, 'passed');
+  });
+
+  for (const overall of ['interrupted', 'timedout'] as const) {
+    test(`a run ${overall} stays ${overall}`, async () => {
+      assert.equal((await report([{ rule: 'UPLOAD-FILES-MAX', status: 'passed' }], overall)).status, overall);
+    });
+  }
+
+  test('an interrupted test is an error verdict, not a contract failure', async () => {
+    const { rule } = await report([{ rule: 'UPLOAD-FILES-MAX', status: 'interrupted' }], 'interrupted');
+    assert.equal(rule('UPLOAD-FILES-MAX').verdict, 'error');
+    assert.match(rule('UPLOAD-FILES-MAX').detail, /interrupted/);
+  });
+});
+
+describe('details', () => {
+  test("a skipped test's detail is the reason of its skip annotation", async () => {
+    const reason = 'prerequisite failed: upload answered 500 (judged by UPLOAD-ACCEPTED)';
+    const { rule } = await report([{ rule: 'SECURE-PUBLIC-WINDOW', status: 'skipped', notes: [{ type: 'skip', description: reason }] }]);
+    assert.equal(rule('SECURE-PUBLIC-WINDOW').verdict, 'skipped');
+    assert.equal(rule('SECURE-PUBLIC-WINDOW').detail, reason);
+  });
+
+  test("a skip without a reason says 'skipped'", async () => {
+    const { rule } = await report([{ rule: 'SECURE-PUBLIC-WINDOW', status: 'skipped', notes: [{ type: 'skip' }] }]);
+    assert.equal(rule('SECURE-PUBLIC-WINDOW').detail, 'skipped');
+  });
+
+  test('observations of INFO tests land in the detail, once each', async () => {
+    const { rule } = await report([
+      { rule: 'UPLOAD-SIZE-UNIT', status: 'passed', notes: [{ type: 'observation', description: '1 × 5000001 bytes: 200' }] },
+      { rule: 'UPLOAD-SIZE-UNIT', status: 'passed', notes: [{ type: 'observation', description: '1 × 5242880 bytes: 413' }, { type: 'observation', description: 'body: too large' }] },
+    ]);
+    assert.equal(rule('UPLOAD-SIZE-UNIT').verdict, 'passed');
+    assert.equal(rule('UPLOAD-SIZE-UNIT').detail, '1 × 5000001 bytes: 200\n1 × 5242880 bytes: 413; body: too large');
+  });
+
+  test('a failed verdict shows the failures only, not the observations of passing tests', async () => {
+    const { rule } = await report([
+      { rule: 'VERSION-MISSING', status: 'passed', notes: [{ type: 'observation', description: 'answered 400' }] },
+      { rule: 'VERSION-MISSING', status: 'failed', error: FAILURE },
+    ]);
+    assert.equal(rule('VERSION-MISSING').detail, 'Error: expect(received).toBe(expected)\nExpected: 400\nReceived: 200');
+  });
+});
+
+describe('the JSON file', () => {
+  test('holds mode, target, apiVersion, serverTime and every rule of the catalogue in order', async () => {
+    const { report: json } = await report([
+      { rule: 'UPLOAD-FILES-MAX', status: 'passed', notes: [{ type: 'server-time', description: '2026-11-29T23:59:00.000Z' }] },
+      { rule: 'UPLOAD-FILES-MIN', status: 'passed', notes: [{ type: 'server-time', description: '2026-11-30T00:00:00.000Z' }] },
+    ]);
+    assert.deepEqual(Object.keys(json), ['mode', 'target', 'apiVersion', 'serverTime', 'rules']);
+    assert.equal(json.mode, 'live');
+    assert.equal(json.apiVersion, 'v3');
+    assert.equal(json.target, 'reference server per worker (seed 7, fault upload-six-files)');
+    assert.equal(json.serverTime, '2026-11-29T23:59:00.000Z', 'the first server time seen');
+    assert.deepEqual(json.rules.map((r) => r.id), RULES.map((r) => r.id));
+    for (const r of json.rules) assert.deepEqual(Object.keys(r), ['id', 'level', 'verdict', 'tests', 'detail']);
+  });
+
+  test('serverTime is null when no test saw the server clock', async () => {
+    assert.equal((await report([])).report.serverTime, null);
+  });
+});
