@@ -42,6 +42,14 @@ async function servingUrl(api: Api, urls: string[], file: TestFile): Promise<str
   return undefined;
 }
 
+/** The signed URL serving a secure file whose public hour is over; skips when no signed URL serves it. */
+async function signedAfterTheHour(api: Api, slug: string, file: TestFile): Promise<string> {
+  const reply = await api.signedUrlFor('ask for a signed URL with files.readonly', slug, 'filesReadonly');
+  const signed = await servingUrl(api, offeredUrls(reply), file);
+  test.skip(signed === undefined, 'prerequisite failed: no signed URL served the file (judged by SECURE-SIGNED-URL)');
+  return signed as string;
+}
+
 test.describe('secure attachment lifecycle', () => {
   test(...rule('SECURE-URL-FORM', 'a secure upload URL has the form /files/d/{slug}'), async ({ api }) => {
     const url = await uploadOne(api, testFile('secure-form.png'), true);
@@ -89,10 +97,9 @@ test.describe('secure attachment lifecycle', () => {
     const file = testFile('signed-expiry.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
     await travel.pass(3600 + PAST_THE_HOUR);
-    const signed = await servingUrl(api, offeredUrls(await api.signedUrlFor('ask for a signed URL', slug, 'filesReadonly')), file);
-    test.skip(signed === undefined, 'prerequisite failed: no signed URL served the file (judged by SECURE-SIGNED-URL)');
+    const signed = await signedAfterTheHour(api, slug, file);
     await travel.pass(3600);
-    expect(await api.anonymous('read the signed URL an hour later', signed as string)).toWithholdBytesOf(file);
+    expect(await api.anonymous('read the signed URL an hour later', signed)).toWithholdBytesOf(file);
   });
 
   test(...rule('SECURE-SIGNED-BOUND', 'a signed URL does not serve another slug'), async ({ api, travel }) => {
@@ -101,10 +108,9 @@ test.describe('secure attachment lifecycle', () => {
     const slug = requireSlug(await uploadOne(api, mine, true));
     const otherSlug = requireSlug(await uploadOne(api, other, true));
     await travel.pass(3600 + PAST_THE_HOUR);
-    const signed = await servingUrl(api, offeredUrls(await api.signedUrlFor('ask for a signed URL', slug, 'filesReadonly')), mine);
-    test.skip(signed === undefined, 'prerequisite failed: no signed URL served the file (judged by SECURE-SIGNED-URL)');
-    test.skip(!signed?.includes(slug), 'the signed URL does not name its slug, so it cannot be pointed at another one');
-    const swapped = (signed as string).split(slug).join(otherSlug);
+    const signed = await signedAfterTheHour(api, slug, mine);
+    test.skip(!signed.includes(slug), 'the signed URL does not name its slug, so it cannot be pointed at another one');
+    const swapped = signed.split(slug).join(otherSlug);
     expect(await api.anonymous('the signed URL with the other slug', swapped)).toWithholdBytesOf(other);
   });
 
@@ -112,9 +118,7 @@ test.describe('secure attachment lifecycle', () => {
     const file = testFile('signed-tamper.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
     await travel.pass(3600 + PAST_THE_HOUR);
-    const signed = await servingUrl(api, offeredUrls(await api.signedUrlFor('ask for a signed URL', slug, 'filesReadonly')), file);
-    test.skip(signed === undefined, 'prerequisite failed: no signed URL served the file (judged by SECURE-SIGNED-URL)');
-    const tampered = tamper(signed as string);
+    const tampered = tamper(await signedAfterTheHour(api, slug, file));
     test.skip(tampered === undefined, 'the signed URL has no query parameter to alter');
     expect(await api.anonymous('the signed URL with its longest parameter altered', tampered as string)).toWithholdBytesOf(file);
   });

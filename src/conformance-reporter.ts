@@ -38,6 +38,7 @@ export default class ConformanceReporter implements Reporter {
   #serverTime: string | null = null;
   /** Titles of the tests that used an operation the contract marks deprecated. */
   readonly #deprecatedUses = new Set<string>();
+  readonly #counts = { passed: 0, failed: 0, skipped: 0 };
 
   constructor(options: { outputFile?: string } = {}) {
     this.#outputFile = options.outputFile ?? 'reports/conformance.json';
@@ -51,6 +52,7 @@ export default class ConformanceReporter implements Reporter {
     const notes = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => a.description ?? ''))];
     this.#serverTime ??= notes('server-time')[0] ?? null;
     for (const operation of notes('deprecated-operation')) this.#deprecatedUses.add(`${test.title}: ${operation}`);
+    this.#counts[result.status === 'passed' ? 'passed' : result.status === 'skipped' ? 'skipped' : 'failed'] += 1;
     const ruleId = notes('rule')[0];
     if (!ruleId) return;
     const message = result.errors.map((e) => e.message ?? '').join('\n');
@@ -76,6 +78,8 @@ export default class ConformanceReporter implements Reporter {
     if (this.#deprecatedUses.size > 0) {
       process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
     }
+    // Test counts, SHOULD warnings among the failed; the verdict is the matrix above.
+    process.stdout.write(`Tests: ${this.#counts.passed} passed, ${this.#counts.failed} failed, ${this.#counts.skipped} skipped\n`);
     const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));
     if (result.status !== 'passed' && result.status !== 'failed') return { status: result.status };
     return { status: mustBroken ? 'failed' : 'passed' };

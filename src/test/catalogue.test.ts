@@ -326,3 +326,18 @@ describe('the fault catalogue (reference/faults.ts)', () => {
     noViolations([...byName].filter(([, same]) => same.length > 1).map(([name]) => name), 'fault names used more than once');
   });
 });
+
+describe('schemas/openapi.json', () => {
+  test('names every documented operation and resolves every $ref', async () => {
+    const { openapi } = await import('../openapi.ts');
+    const { ajv } = await import('../schemas.ts');
+    const paths = Object.keys(openapi.paths ?? {}).sort();
+    assert.deepEqual(paths, ['/agent-studio/public-api/agents/{agentId}/execute', '/agent/{agentId}/execute', '/conversations/messages/upload', '/files/d/{slug}', '/oauth/location-token', '/oauth/token']);
+    const refs = [...JSON.stringify(openapi).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
+    const unresolved = refs.filter((ref) => {
+      if (!ref.startsWith('#/')) return ajv.getSchema(ref) === undefined;
+      return ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], openapi) === undefined;
+    });
+    assert.deepEqual(unresolved, [], 'every $ref names a schema $id of schemas/ or a component of the document');
+  });
+});
