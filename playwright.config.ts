@@ -8,6 +8,7 @@ const reports = process.env.REPORTS_DIR || 'reports';
 
 export default defineConfig<{ timeTravel: TimeTravelMode }>({
   testDir: 'specs',
+  globalSetup: './src/global-setup.ts',
   outputDir: `${reports}/test-results`,
   fullyParallel: true,
   forbidOnly: true,

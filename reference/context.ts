@@ -34,4 +34,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     token?: Token;
   }
+  interface FastifyInstance {
+    /** Back to the state of a fresh server of the same options: no files, sessions or issued tokens, ids and clock from the start. */
+    resetState(): Promise<void>;
+  }
 }

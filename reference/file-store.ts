@@ -77,9 +77,16 @@ export class FileStore {
     return createReadStream(file.path, range);
   }
 
-  async close(): Promise<void> {
+  /** Forgets every file and removes its bytes; the directory stays. */
+  async clear(): Promise<void> {
+    const paths = [...this.#byId.values()].map((file) => file.path);
     this.#byId.clear();
     this.#bySlug.clear();
+    await Promise.all(paths.map((path) => rm(path, { force: true })));
+  }
+
+  async close(): Promise<void> {
+    await this.clear();
     await rm(this.dir, { recursive: true, force: true });
   }
 }

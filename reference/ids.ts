@@ -23,6 +23,11 @@ export class Ids {
     return `${kind}-${digest.slice(0, length)}`;
   }
 
+  /** Counting starts again: a seeded server hands out the same values once more. */
+  reset(): void {
+    this.#counters.clear();
+  }
+
   sign(text: string): string {
     return createHmac('sha256', this.signingKey).update(text).digest('base64url');
   }

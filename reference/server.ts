@@ -54,6 +54,14 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   });
   // One strict ajv for the whole project: route schemas reference `schemas/*.schema.json` by $id.
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  const clockStart = testClock?.now();
+  app.decorate('resetState', async () => {
+    await files.clear();
+    ctx.sessions.clear();
+    ctx.world.reset();
+    ctx.ids.reset();
+    if (testClock && clockStart !== undefined) testClock.set(clockStart);
+  });
   app.decorateRequest('token', undefined);
 
   app.addHook('onRequest', async (request) => {

@@ -71,8 +71,16 @@ export class World {
   readonly #refreshTokens = new Map<string, AuthorizationCode>();
 
   constructor(readonly seed: SeedData) {
-    for (const token of seed.tokens) this.#tokens.set(token.value, token);
-    for (const code of seed.authorizationCodes) this.#codes.set(code.code, code);
+    this.reset();
+  }
+
+  /** Back to the seed: issued tokens, used codes and refresh tokens are forgotten. */
+  reset(): void {
+    this.#tokens.clear();
+    this.#codes.clear();
+    this.#refreshTokens.clear();
+    for (const token of this.seed.tokens) this.#tokens.set(token.value, token);
+    for (const code of this.seed.authorizationCodes) this.#codes.set(code.code, code);
   }
 
   token(value: string): Token | undefined {

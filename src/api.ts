@@ -1,12 +1,12 @@
 // The one HTTP client of the suite: every request carries Version, every exchange lands in the
 // evidence (redacted), every failure to reach the server is an infrastructure error, not a verdict.
-import type { APIRequestContext } from '@playwright/test';
 import { test } from '@playwright/test';
 import type { SuiteConfig, Target } from './config.ts';
 import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY } from './contract.ts';
 import type { Evidence } from './evidence.ts';
 import { isDeprecated } from './openapi.ts';
 import type { TestFile } from './test-files.ts';
+import { ReplayMismatchError, type Transport } from './transport.ts';
 
 /** Which credential a request sends: a token of the configuration by name, none, or a literal header value. */
 export type Auth = 'access' | 'filesReadonly' | 'noFilesScope' | 'pit' | 'none' | { header: string };
@@ -50,7 +50,7 @@ export interface ExecuteRequest {
 
 export class Api {
   constructor(
-    private readonly request: APIRequestContext,
+    private readonly transport: Transport,
     readonly target: Target,
     private readonly config: SuiteConfig,
     readonly evidence: Evidence,
@@ -126,31 +126,30 @@ export class Api {
     const started = Date.now();
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
     try {
-      const response = await this.request.fetch(absolute, {
+      const incoming = await this.transport.fetch({
         method,
+        url: absolute,
         headers: options.headers,
         multipart: options.multipart,
         data: options.data,
         maxRedirects: options.maxRedirects,
-        timeout: this.config.requestTimeoutMs,
       });
-      const body = await response.body();
-      const headers = response.headers();
       this.evidence.add({
         label,
         method,
         url: absolute,
         requestHeaders: options.headers,
         requestBody: options.summary,
-        status: response.status(),
-        responseHeaders: headers,
-        responseBody: body,
+        status: incoming.status,
+        responseHeaders: incoming.headers,
+        responseBody: incoming.body,
         ms: Date.now() - started,
       });
-      return reply(response.url(), response.status(), headers, body);
+      return reply(incoming.url, incoming.status, incoming.headers, incoming.body);
     } catch (error) {
       const message = (error as Error).message.split('\n')[0];
       this.evidence.add({ label, method, url: absolute, requestHeaders: options.headers, requestBody: options.summary, error: message, ms: Date.now() - started });
+      if (error instanceof ReplayMismatchError) throw error;
       throw new InfrastructureError(`${method} ${this.evidence.redact(absolute)}: ${this.evidence.redact(message)}`);
     }
   }

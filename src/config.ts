@@ -22,6 +22,8 @@ export const SETTINGS = {
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
   seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
+  referenceClockStart: { env: 'REFERENCE_CLOCK_START', purpose: "with REFERENCE_SERVER=1: the instant its test clock starts at (ISO-8601); default: this machine's now" },
+  fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   baseUrl: { env: 'BASE_URL', purpose: 'base address of the API', requiredForTarget: true },
   apiVersion: { env: 'API_VERSION', purpose: 'value of the Version header', default: API_VERSION },
   locationId: { env: 'LOCATION_ID', purpose: 'the sub-account used for uploads and executions', requiredForTarget: true },
@@ -64,8 +66,9 @@ export interface SuiteConfig {
   apiVersion: string;
   replacementPath: string;
   requestTimeoutMs: number;
+  fixturesDir: string;
   /** Set when the suite starts its own reference server; the target then comes from it. */
-  reference?: { fault?: string; seed: string };
+  reference?: { fault?: string; seed: string; clockStart?: number };
   /** Set when the suite talks to a target given by the environment. */
   target?: Target;
 }
@@ -106,9 +109,12 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
     apiVersion: raw('apiVersion') as string,
     replacementPath,
     requestTimeoutMs: timeout,
+    fixturesDir: raw('fixturesDir') as string,
   };
   if (raw('reference') === '1') {
-    config.reference = { fault: raw('fault'), seed: raw('seed') as string };
+    const start = raw('referenceClockStart');
+    if (start !== undefined && Number.isNaN(Date.parse(start))) problems.push(`REFERENCE_CLOCK_START=${start} is not an ISO-8601 instant`);
+    config.reference = { fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start) };
   } else if (mode !== 'replay') {
     const missing = (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting).requiredForTarget && raw(key) === undefined);
     problems.push(...missing.map((key) => `${SETTINGS[key].env} is missing: ${SETTINGS[key].purpose}`));
@@ -137,10 +143,16 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
   return config;
 }
 
-/** Every credential of a target, for redaction: the settings marked secret. */
-export function secretsOf(target: Target): string[] {
-  return (Object.keys(SETTINGS) as Key[])
+/** The credentials of a target by their variable names, e.g. `{ACCESS_TOKEN: '…'}`: the settings marked secret. */
+export function secretsByName(target: Target): Record<string, string> {
+  const entries = (Object.keys(SETTINGS) as Key[])
     .filter((key) => (SETTINGS[key] as Setting).secret)
-    .map((key) => target[key as keyof Target])
-    .filter((value): value is string => value !== undefined);
+    .map((key): [string, string | undefined] => [SETTINGS[key].env, target[key as keyof Target] as string | undefined])
+    .filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return Object.fromEntries(entries);
+}
+
+/** Every credential of a target, for redaction. */
+export function secretsOf(target: Target): string[] {
+  return Object.values(secretsByName(target));
 }

@@ -84,3 +84,17 @@ export function redactText(text: string, secrets: readonly string[]): string {
 function redactUrlsIn(text: string): string {
   return text.replace(SECRET_PARAM_IN_TEXT, (_, prefix: string) => `${prefix}${REDACTED}`);
 }
+
+/**
+ * For recordings: each known secret becomes `<NAME>` (so replay can tell which token a request carried) and each
+ * signature a placeholder of the same length (so code that picks a parameter by its length picks the same one).
+ * Applied alike to what was recorded and to what is replayed, so the two compare equal.
+ */
+export function maskForRecording(text: string, secretsByName: Readonly<Record<string, string>>): string {
+  let out = text;
+  for (const [name, secret] of Object.entries(secretsByName)) if (secret.length >= 6) out = out.split(secret).join(`<${name}>`);
+  return out.replace(SECRET_PARAM_IN_TEXT, (match: string, prefix: string) => {
+    const length = match.length - prefix.length;
+    return prefix + 'REDACTED'.repeat(Math.ceil(length / 8)).slice(0, length);
+  });
+}

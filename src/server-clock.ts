@@ -1,6 +1,6 @@
 // The server's clock decides every time-bound expectation, never the clock of this machine.
-import type { APIRequestContext } from '@playwright/test';
 import { SECURE_CUTOVER_DATE } from './contract.ts';
+import type { Incoming, Transport } from './transport.ts';
 
 /**
  * §4.1 rule 6 says "from 30 November 2026" without a time zone. Midnight of that date falls between
@@ -20,7 +20,7 @@ export function regimeAt(epochMs: number): Regime {
 
 export class ServerClock {
   constructor(
-    private readonly request: APIRequestContext,
+    private readonly transport: Transport,
     private readonly baseUrl: string,
     private readonly testClockUrl: string | undefined,
   ) {}
@@ -32,11 +32,11 @@ export class ServerClock {
 
   /** The server's now: its test clock, else the Date header of a response (1 s resolution). */
   async now(): Promise<number> {
-    if (this.testClockUrl) return this.read(await this.request.get(this.testClockUrl));
-    const response = await this.request.fetch(this.baseUrl, { method: 'HEAD', maxRedirects: 0 });
-    const date = response.headers().date;
+    if (this.testClockUrl) return this.read(await this.transport.fetch({ method: 'GET', url: this.testClockUrl, headers: {} }));
+    const response = await this.transport.fetch({ method: 'HEAD', url: this.baseUrl, headers: {}, maxRedirects: 0 });
+    const date = response.headers.date;
     if (!date || Number.isNaN(Date.parse(date))) {
-      throw new Error(`the server sent no usable Date header (HEAD ${this.baseUrl} answered ${response.status()}); its clock cannot be read`);
+      throw new Error(`the server sent no usable Date header (HEAD ${this.baseUrl} answered ${response.status}); its clock cannot be read`);
     }
     return Date.parse(date);
   }
@@ -51,14 +51,19 @@ export class ServerClock {
 
   private async post(data: { now: string } | { advanceSeconds: number }): Promise<number> {
     if (!this.testClockUrl) throw new Error('the target has no test clock (TEST_CLOCK_URL is not set)');
-    return this.read(await this.request.post(this.testClockUrl, { data }));
+    return this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data }));
   }
 
-  private async read(response: Awaited<ReturnType<APIRequestContext['get']>>): Promise<number> {
-    const body = (await response.json().catch(() => undefined)) as { now?: unknown } | undefined;
+  private read(response: Incoming): number {
+    let body: { now?: unknown } | undefined;
+    try {
+      body = JSON.parse(response.body.toString('utf8')) as { now?: unknown };
+    } catch {
+      body = undefined;
+    }
     const now = typeof body?.now === 'string' ? Date.parse(body.now) : Number.NaN;
-    if (response.status() !== 200 || Number.isNaN(now)) {
-      throw new Error(`the test clock at ${this.testClockUrl} answered ${response.status()} without {"now": "<ISO-8601>"}`);
+    if (response.status !== 200 || Number.isNaN(now)) {
+      throw new Error(`the test clock at ${this.testClockUrl} answered ${response.status} without {"now": "<ISO-8601>"}`);
     }
     return now;
   }

@@ -1,22 +1,29 @@
-// The suite's `test`: fixtures own setup and teardown (configuration, the target, the API client with
-// its evidence, the server clock), and `rule()` gives every test its rule id, level and contract quote.
+// The suite's `test`: fixtures own setup and teardown (configuration, the target, the transport that
+// records or replays, the API client with its evidence, the server clock), and `rule()` gives every test
+// its rule id, level and contract quote.
 import { test as base, type TestDetails } from '@playwright/test';
+import type { FastifyInstance } from 'fastify';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { Api, type Reply } from './api.ts';
-import { loadConfig, secretsOf, type SuiteConfig, type Target } from './config.ts';
+import { loadConfig, secretsByName, secretsOf, type SuiteConfig, type Target } from './config.ts';
 import { Evidence } from './evidence.ts';
+import { fixturePath, Masker, RECORD_COMMAND, type RecordedTarget, Replay, REPLAY_BASE_URL, targetFile, writeRecording } from './recording.ts';
 import { ruleById, type RuleId } from './rules.ts';
 import { ServerClock } from './server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
+import { Transport } from './transport.ts';
 
 export { expect } from './expectations.ts';
 
-
 interface WorkerFixtures {
   config: SuiteConfig;
+  /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
+  referenceServer: FastifyInstance | undefined;
   target: Target;
 }
 
 interface TestFixtures {
+  transport: Transport;
   api: Api;
   clock: ServerClock;
   /** Moves the server through time, or skips with the reason it cannot. */
@@ -28,27 +35,25 @@ interface TestFixtures {
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   timeTravel: ['test-clock', { option: true }],
 
-  config: [async ({}, use) => use(loadConfig()), { scope: 'worker' }],
+  config: [
+    async ({}, use) => {
+      const config = loadConfig();
+      if (config.mode === 'replay') Object.assign(config, recordedSettings(config));
+      await use(config);
+    },
+    { scope: 'worker' },
+  ],
 
-  // A reference server per worker when REFERENCE_SERVER=1: its own clock and state, nothing shared.
-  target: [
+  // One reference server per worker when REFERENCE_SERVER=1; each test gets it back in its starting state.
+  referenceServer: [
     async ({ config }, use) => {
-      if (config.target) return use(config.target);
-      if (!config.reference) {
-        throw new Error('SUITE_MODE=replay needs recorded fixtures; set SUITE_MODE=live with a target, or REFERENCE_SERVER=1');
-      }
-      const [{ buildServer }, { referenceEnvironment }, { loadSeed }, { parseFault }] = await Promise.all([
-        import('../reference/server.ts'),
-        import('../reference/environment.ts'),
-        import('../reference/world.ts'),
-        import('../reference/faults.ts'),
-      ]);
-      const seed = loadSeed();
-      const app = await buildServer({ seed: config.reference.seed, testClock: true, fault: parseFault(config.reference.fault), seedData: seed });
-      const address = await app.listen({ host: '127.0.0.1', port: 0 });
-      const { target } = loadConfig(Object.fromEntries(referenceEnvironment(seed, address, true)));
+      if (!config.reference || config.mode === 'replay') return use(undefined);
+      const [{ buildServer }, { parseFault }] = await Promise.all([import('../reference/server.ts'), import('../reference/faults.ts')]);
+      const { seed, fault, clockStart } = config.reference;
+      const app = await buildServer({ seed, testClock: { start: clockStart ?? Date.now() }, fault: parseFault(fault) });
+      await app.listen({ host: '127.0.0.1', port: 0 });
       try {
-        await use(target as Target);
+        await use(app);
       } finally {
         await app.close();
       }
@@ -56,35 +61,123 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  api: async ({ playwright, target, config }, use, testInfo) => {
+  target: [
+    async ({ config, referenceServer }, use) => {
+      if (config.mode === 'replay') return use(replayTarget(config));
+      let target = config.target;
+      if (referenceServer) {
+        const [{ referenceEnvironment }, { loadSeed }] = await Promise.all([import('../reference/environment.ts'), import('../reference/world.ts')]);
+        const address = `http://127.0.0.1:${(referenceServer.server.address() as { port: number }).port}`;
+        target = loadConfig(Object.fromEntries(referenceEnvironment(loadSeed(), address, true))).target;
+      }
+      if (!target) throw new Error('no target: set SUITE_MODE=live with BASE_URL and the rest, or REFERENCE_SERVER=1');
+      if (config.mode === 'record') recordTarget(config, target);
+      await use(target);
+    },
+    { scope: 'worker' },
+  ],
+
+  transport: async ({ playwright, config, target, referenceServer }, use, testInfo) => {
+    await referenceServer?.resetState();
+    const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
+    const masker = new Masker(target.baseUrl, secretsByName(target));
+    const replay = config.mode === 'replay' ? new Replay(file, masker) : undefined;
     const request = await playwright.request.newContext();
+    const transport = new Transport(request, config.requestTimeoutMs, { record: config.mode === 'record' ? masker : undefined, replay });
+    try {
+      await use(transport);
+    } finally {
+      await request.dispose();
+      if (transport.recorded.length > 0) writeRecording(file, { test: testInfo.title, interactions: transport.recorded });
+      const unused = replay?.unused() ?? [];
+      replay?.close();
+      // A test that failed may have stopped early; one that passed or skipped must have used its whole recording.
+      if (unused.length > 0 && (testInfo.status === 'passed' || testInfo.status === 'skipped')) {
+        throw new Error(`Replay: ${unused.length} recorded interactions of ${file} were not used (${unused.join('; ')}); re-record with ${RECORD_COMMAND}.`);
+      }
+    }
+  },
+
+  api: async ({ transport, target, config }, use, testInfo) => {
     const evidence = new Evidence(secretsOf(target));
     try {
-      await use(new Api(request, target, config, evidence));
+      await use(new Api(transport, target, config, evidence));
     } finally {
       if (evidence.exchanges.length > 0) {
         await testInfo.attach('evidence', { body: JSON.stringify(evidence.exchanges, null, 2), contentType: 'application/json' });
       }
-      await request.dispose();
     }
   },
 
   // The server's clock; a test that moves it gets it put back, so no other test sees the move.
-  clock: async ({ playwright, target }, use, testInfo) => {
-    const request = await playwright.request.newContext();
-    const clock = new ServerClock(request, target.baseUrl, target.testClockUrl);
+  clock: async ({ transport, target }, use, testInfo) => {
+    const clock = new ServerClock(transport, target.baseUrl, target.testClockUrl);
     const start = clock.movable ? await clock.now() : undefined;
     try {
       await use(clock);
     } finally {
       if (start !== undefined) await clock.set(start);
       testInfo.annotations.push({ type: 'server-time', description: new Date(start ?? (await clock.now())).toISOString() });
-      await request.dispose();
     }
   },
 
   travel: async ({ clock, timeTravel }, use) => use(new TimeTravel(clock, timeTravel)),
 });
+
+function readRecordedTarget(config: SuiteConfig): RecordedTarget {
+  const file = targetFile(config.fixturesDir);
+  if (!existsSync(file)) throw new Error(`SUITE_MODE=replay needs recorded fixtures, and ${file} does not exist; record them with ${RECORD_COMMAND}`);
+  return JSON.parse(readFileSync(file, 'utf8')) as RecordedTarget;
+}
+
+/** Replay sends what the recording was made with: its API version and replacement path. */
+function recordedSettings(config: SuiteConfig): Pick<SuiteConfig, 'apiVersion' | 'replacementPath'> {
+  const { apiVersion, replacementPath } = readRecordedTarget(config);
+  return { apiVersion, replacementPath };
+}
+
+/** The recorded target at the replay origin; each token is its own placeholder, `<ACCESS_TOKEN>`. */
+function replayTarget(config: SuiteConfig): Target {
+  const { target } = readRecordedTarget(config);
+  const token = (name: string) => (target.tokens.includes(name) ? `<${name}>` : undefined);
+  const masker = new Masker(REPLAY_BASE_URL, {});
+  return {
+    baseUrl: REPLAY_BASE_URL,
+    locationId: target.locationId,
+    conversationId: target.conversationId,
+    contactId: target.contactId,
+    agentId: target.agentId,
+    inactiveAgentId: target.inactiveAgentId,
+    foreignLocationId: target.foreignLocationId,
+    testClockUrl: target.testClockUrl === undefined ? undefined : masker.unmask(target.testClockUrl),
+    accessToken: token('ACCESS_TOKEN') as string,
+    filesReadonlyToken: token('FILES_READONLY_TOKEN') as string,
+    noFilesScopeToken: token('NO_FILES_SCOPE_TOKEN') as string,
+    pitToken: token('PIT_TOKEN'),
+  };
+}
+
+/** Writes fixtures/target.json; every worker writes the same content. */
+function recordTarget(config: SuiteConfig, target: Target): void {
+  const masker = new Masker(target.baseUrl, secretsByName(target));
+  const recorded: RecordedTarget = {
+    source: config.reference ? `the reference server (seed ${config.reference.seed})` : 'a live target',
+    apiVersion: config.apiVersion,
+    replacementPath: config.replacementPath,
+    target: {
+      locationId: target.locationId,
+      conversationId: target.conversationId,
+      contactId: target.contactId,
+      agentId: target.agentId,
+      inactiveAgentId: target.inactiveAgentId,
+      foreignLocationId: target.foreignLocationId,
+      testClockUrl: target.testClockUrl === undefined ? undefined : masker.text(target.testClockUrl),
+      tokens: Object.keys(secretsByName(target)).sort(),
+    },
+  };
+  mkdirSync(config.fixturesDir, { recursive: true });
+  writeFileSync(targetFile(config.fixturesDir), `${JSON.stringify(recorded, null, 2)}\n`);
+}
 
 /** Title and details of a test of one rule: `UPLOAD-FILES-MAX a sixth file is refused`, tagged and annotated. */
 export function rule(id: RuleId, statement: string): [string, TestDetails] {

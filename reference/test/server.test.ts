@@ -300,3 +300,19 @@ describe('npm run serve', () => {
     assert.match(result.stderr, /FAULT=no-such-fault is not in reference\/faults\.ts; known faults: upload-six-files/);
   });
 });
+
+describe('resetState', () => {
+  test('brings a server back to the state of a fresh one of the same options', async () => {
+    const app = await server();
+    try {
+      const first = (await upload(app, { fields: secureFields })).body;
+      await setClock(app, { advanceSeconds: 7200 });
+      await execute(app);
+      await app.resetState();
+      assert.deepEqual((await app.inject({ url: '/__test/clock' })).json(), { now: T0 });
+      assert.equal((await upload(app, { fields: secureFields })).body, first);
+    } finally {
+      await app.close();
+    }
+  });
+});

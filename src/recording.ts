@@ -1,0 +1,253 @@
+// Recorded fixtures: what record mode writes and replay mode serves back through nock. Recordings are
+// normalised as they are written (no tokens, signatures, dates or volatile headers; file bodies by name
+// and size; the target's origin as a placeholder), and every request is matched on the same normal form.
+import nock from 'nock';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { maskForRecording } from './redact.ts';
+import { knownTestFile, sha256, testFile } from './test-files.ts';
+
+export const BASE_PLACEHOLDER = '{base_url}';
+/** Replay talks to this origin; nock answers for it, nothing resolves it. */
+export const REPLAY_BASE_URL = 'http://recorded-target.invalid';
+export const RECORD_COMMAND = 'npm run record (the reference server), or SUITE_MODE=record npm run conformance (your target)';
+
+export type RequestBody =
+  | { json: unknown }
+  | { multipart: { fields: [string, string][]; files: { field: string; name: string; size: number; sha256: string }[] } }
+  | { text: string };
+
+export type ResponseBody = { json: unknown } | { text: string } | { testFile: { name: string; size: number } } | { base64: string } | { sha256: string; size: number };
+
+export interface Interaction {
+  request: { method: string; url: string; headers: Record<string, string>; body?: RequestBody };
+  response: { status: number; headers: Record<string, string>; body?: ResponseBody };
+}
+
+export interface Recording {
+  test: string;
+  interactions: Interaction[];
+}
+
+/** What a request carries that the suite sets on purpose; everything else is the HTTP client's own. */
+const MATCHED_REQUEST_HEADERS = ['authorization', 'version', 'content-type'];
+/** Response headers that change from run to run or carry session state; nothing the suite judges. */
+const VOLATILE_RESPONSE_HEADER =
+  /^(date|connection|keep-alive|transfer-encoding|content-length|set-cookie|etag|last-modified|age|expires|via|server|server-timing|alt-svc|nel|report-to|x-request-id|x-correlation-id|traceparent|x-amzn?-[\w-]+|x-cache[\w-]*|cf-[\w-]+)$/i;
+const INLINE_BINARY_LIMIT = 4096;
+
+/** The normal form of text: the target's origin as a placeholder, tokens by name, signatures masked. */
+export class Masker {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly secretsByName: Readonly<Record<string, string>>,
+  ) {}
+
+  text(text: string): string {
+    return maskForRecording(text.split(this.baseUrl).join(BASE_PLACEHOLDER), this.secretsByName);
+  }
+
+  json(value: unknown): unknown {
+    return JSON.parse(this.text(JSON.stringify(value)));
+  }
+
+  /** The inverse for replay: the placeholder back to the replayed origin. */
+  unmask(text: string): string {
+    return text.split(BASE_PLACEHOLDER).join(this.baseUrl);
+  }
+
+  requestHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of MATCHED_REQUEST_HEADERS) {
+      const raw = headers[name] ?? headers[name.replace(/^./, (c) => c.toUpperCase())];
+      if (raw === undefined) continue;
+      const value = Array.isArray(raw) ? raw.join(', ') : raw;
+      // The multipart boundary is random: the media type is what matters.
+      out[name] = name === 'content-type' ? value.split(';')[0].trim().toLowerCase() : this.text(value);
+    }
+    return out;
+  }
+
+  responseHeaders(headers: Record<string, string>): Record<string, string> {
+    return Object.fromEntries(
+      Object.entries(headers)
+        .filter(([name]) => !VOLATILE_RESPONSE_HEADER.test(name))
+        .map(([name, value]) => [name.toLowerCase(), this.text(value)])
+        .sort(([a], [b]) => a.localeCompare(b)),
+    );
+  }
+
+  responseBody(body: Buffer, contentType = ''): ResponseBody | undefined {
+    if (body.length === 0) return undefined;
+    const file = knownTestFile(body);
+    if (file) return { testFile: file };
+    const text = body.toString('utf8');
+    if (/json/i.test(contentType)) {
+      try {
+        return { json: this.json(JSON.parse(text)) };
+      } catch {
+        // Not JSON after all: kept below as text or bytes.
+      }
+    }
+    if (/^text\/|xml|html|javascript|x-www-form-urlencoded/i.test(contentType) && Buffer.from(text, 'utf8').equals(body)) return { text: this.text(text) };
+    return body.length <= INLINE_BINARY_LIMIT ? { base64: body.toString('base64') } : { sha256: sha256(body), size: body.length };
+  }
+}
+
+/** The bytes a recorded response body stands for. */
+export function replayBody(body: ResponseBody | undefined, masker: Masker): Buffer {
+  if (body === undefined) return Buffer.alloc(0);
+  if ('json' in body) return Buffer.from(masker.unmask(JSON.stringify(body.json)));
+  if ('text' in body) return Buffer.from(masker.unmask(body.text));
+  if ('testFile' in body) return testFile(body.testFile.name, body.testFile.size).bytes;
+  if ('base64' in body) return Buffer.from(body.base64, 'base64');
+  // Only its digest was kept: the replayed bytes have the size, not the content.
+  return Buffer.alloc(body.size);
+}
+
+/** The normal form of a multipart body as sent: fields in order, files by name, size and digest. */
+export async function describeForm(form: FormData): Promise<RequestBody> {
+  const fields: [string, string][] = [];
+  const files: { field: string; name: string; size: number; sha256: string }[] = [];
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') fields.push([field, value]);
+    else {
+      const bytes = Buffer.from(await value.arrayBuffer());
+      files.push({ field, name: (value as File).name, size: bytes.length, sha256: sha256(bytes) });
+    }
+  }
+  return { multipart: { fields, files } };
+}
+
+/** The same normal form read back from the raw bytes nock received. */
+export function describeRaw(contentType: string, raw: Buffer): RequestBody | undefined {
+  if (raw.length === 0) return undefined;
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  if (/multipart\/form-data/i.test(contentType) && boundary) return parseMultipart(raw, boundary);
+  const text = raw.toString('utf8');
+  if (/json/i.test(contentType)) {
+    try {
+      return { json: JSON.parse(text) };
+    } catch {
+      return { text };
+    }
+  }
+  return { text };
+}
+
+function parseMultipart(raw: Buffer, boundary: string): RequestBody {
+  const fields: [string, string][] = [];
+  const files: { field: string; name: string; size: number; sha256: string }[] = [];
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === '--') break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    const part = raw.subarray(start + 2, next - 2);
+    const headerEnd = part.indexOf('\r\n\r\n');
+    const headers = part.subarray(0, headerEnd).toString('utf8');
+    const content = part.subarray(headerEnd + 4);
+    const field = /name="([^"]*)"/i.exec(headers)?.[1] ?? '';
+    const fileName = /filename="([^"]*)"/i.exec(headers)?.[1];
+    if (fileName === undefined) fields.push([field, content.toString('utf8')]);
+    else files.push({ field, name: fileName, size: content.length, sha256: sha256(content) });
+    at = next;
+  }
+  return { multipart: { fields, files } };
+}
+
+/** The fixture file of a test: `fixtures/<spec>/<title>-<hash>.json`; the hash keeps titles that differ in case apart. */
+export function fixturePath(fixturesDir: string, specFile: string, title: string): string {
+  const spec = specFile.split(/[\\/]/).pop()!.replace(/\.spec\.ts$/, '');
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+  const hash = createHash('sha256').update(title).digest('hex').slice(0, 8);
+  return join(fixturesDir, spec, `${slug}-${hash}.json`);
+}
+
+export function writeRecording(file: string, recording: Recording): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(recording, null, 2)}\n`);
+}
+
+/** A test's recording served by nock; every other request is refused, and nothing opens a socket. */
+export class Replay {
+  readonly #pending: Interaction[];
+  readonly #used = new Set<Interaction>();
+
+  constructor(
+    readonly file: string,
+    private readonly masker: Masker,
+  ) {
+    this.#pending = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Recording).interactions : [];
+    nock.cleanAll();
+    nock.disableNetConnect();
+    for (const interaction of this.#pending) this.#intercept(interaction);
+  }
+
+  #intercept(interaction: Interaction): void {
+    const { request, response } = interaction;
+    const url = new URL(this.masker.unmask(request.url));
+    const masker = this.masker;
+    const used = this.#used;
+    nock(url.origin)
+      .intercept((path: string) => masker.text(url.origin + path) === request.url, request.method, function (this: { headers?: Record<string, string> }, body: unknown) {
+        const headers = masker.requestHeaders(this.headers ?? {});
+        const raw = typeof body === 'string' ? toBuffer(body, headers['content-type'] ?? '') : Buffer.from(JSON.stringify(body));
+        const described = describeRaw(String(this.headers?.['content-type'] ?? ''), raw);
+        const matches = isDeepStrictEqual(headers, request.headers) && isDeepStrictEqual(maskBody(described, masker), request.body);
+        if (matches) used.add(interaction);
+        return matches;
+      })
+      .reply(response.status, replayBody(response.body, this.masker), Object.fromEntries(Object.entries(response.headers).map(([n, v]) => [n, this.masker.unmask(v)])));
+  }
+
+  /** The message of a request with no recorded answer. */
+  unmatched(method: string, url: string): string {
+    return (
+      `Replay has no recorded answer for ${method} ${this.masker.text(url)} in ${relative(process.cwd(), this.file)}` +
+      `${existsSync(this.file) ? '' : ' (the file does not exist)'}. The recording no longer matches what the test sends; ` +
+      `re-record with ${RECORD_COMMAND}.`
+    );
+  }
+
+  /** Recorded interactions the test never asked for. */
+  unused(): string[] {
+    return this.#pending.filter((i) => !this.#used.has(i)).map((i) => `${i.request.method} ${i.request.url}`);
+  }
+
+  close(): void {
+    nock.cleanAll();
+  }
+}
+
+/** nock hands a binary body over as hex; a multipart body in text always holds its boundary's dashes. */
+function toBuffer(body: string, contentType: string): Buffer {
+  return /^multipart\//.test(contentType) && /^[0-9a-f]*$/.test(body) ? Buffer.from(body, 'hex') : Buffer.from(body, 'utf8');
+}
+
+export function maskBody(body: RequestBody | undefined, masker: Masker): RequestBody | undefined {
+  return body === undefined ? undefined : (masker.json(body) as RequestBody);
+}
+
+/** What replay needs of the recorded target, in `fixtures/target.json`: ids and which tokens existed, never their values. */
+export interface RecordedTarget {
+  source: string;
+  apiVersion: string;
+  replacementPath: string;
+  target: {
+    locationId: string;
+    conversationId: string;
+    contactId: string;
+    agentId: string;
+    inactiveAgentId?: string;
+    foreignLocationId?: string;
+    testClockUrl?: string;
+    tokens: string[];
+  };
+}
+
+export const targetFile = (fixturesDir: string) => join(fixturesDir, 'target.json');

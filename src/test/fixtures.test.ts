@@ -1,0 +1,85 @@
+// The committed fixtures are exactly what `npm run record` writes, they stay small and free of secrets,
+// and replaying them gives every rule the verdict of the live run they were recorded from.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { API_VERSION } from '../contract.ts';
+import type { ConformanceReport } from '../conformance-reporter.ts';
+import type { Recording } from '../recording.ts';
+import { loadSeed } from '../../reference/world.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const FIXTURES = join(ROOT, 'fixtures');
+const work = mkdtempSync(join(tmpdir(), 'fixtures-test-'));
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+    .sort();
+}
+
+/** Runs an npm script with extra variables; the run's own output is kept for the failure message. */
+function run(script: string, env: Record<string, string>): { status: number | null; output: string } {
+  const result = spawnSync('npm', ['run', '--silent', script], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
+}
+
+const verdicts = (file: string) =>
+  Object.fromEntries((JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport).rules.map((rule) => [rule.id, rule.verdict]));
+
+describe('recorded fixtures', () => {
+  let recorded: { status: number | null; output: string };
+  let replayed: { status: number | null; output: string };
+  before(() => {
+    // Record into a folder of its own, then replay the committed fixtures: both reports are compared below.
+    recorded = run('record', { FIXTURES_DIR: join(work, 'fixtures'), REPORTS_DIR: join(work, 'record') });
+    replayed = run('conformance', { SUITE_MODE: 'replay', REFERENCE_SERVER: '0', REPORTS_DIR: join(work, 'replay') });
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  test('the live run against the reference server passes with no MUST failure', () => {
+    assert.equal(recorded.status, 0, recorded.output.slice(-3000));
+  });
+
+  test('re-recording gives byte-identical files', () => {
+    const committed = files(FIXTURES).map((path) => relative(FIXTURES, path));
+    const fresh = files(join(work, 'fixtures')).map((path) => relative(join(work, 'fixtures'), path));
+    assert.deepEqual(fresh, committed, 'the set of fixture files differs: run npm run record and commit fixtures/');
+    for (const name of committed) {
+      assert.ok(readFileSync(join(FIXTURES, name)).equals(readFileSync(join(work, 'fixtures', name))), `fixtures/${name} differs from a fresh recording`);
+    }
+  });
+
+  test('replaying the fixtures passes and gives every rule the verdict of the recorded run', () => {
+    assert.equal(replayed.status, 0, replayed.output.slice(-3000));
+    assert.deepEqual(verdicts(join(work, 'replay', 'conformance.json')), verdicts(join(work, 'record', 'conformance.json')));
+  });
+
+  test('the fixtures stay under 2 MB and hold no token or signature', () => {
+    const all = files(FIXTURES);
+    const size = all.reduce((sum, path) => sum + statSync(path).size, 0);
+    assert.ok(size < 2 * 1024 * 1024, `fixtures/ holds ${size} bytes`);
+    const tokens = loadSeed().tokens.map((token) => token.value);
+    for (const path of all) {
+      const text = readFileSync(path, 'utf8');
+      for (const token of tokens) assert.ok(!text.includes(token), `${relative(ROOT, path)} holds a token`);
+      assert.doesNotMatch(text, /signature=(?!REDACTED)/, `${relative(ROOT, path)} holds a signature`);
+    }
+  });
+
+  test('every API request the suite sent carries Version, but where a VERSION test leaves it out on purpose', () => {
+    const missing = files(FIXTURES)
+      .filter((path) => !path.endsWith('target.json'))
+      .map((path) => ({ path, recording: JSON.parse(readFileSync(path, 'utf8')) as Recording }))
+      .filter(({ recording }) => !recording.test.startsWith('VERSION-'))
+      .flatMap(({ path, recording }) => recording.interactions.map((i) => ({ path, request: i.request })))
+      // Anonymous reads (no credential) and the test clock are not API requests.
+      .filter(({ request }) => request.headers.authorization !== undefined && request.headers.version !== API_VERSION)
+      .map(({ path, request }) => `${relative(ROOT, path)}: ${request.method} ${request.url}`);
+    assert.deepEqual(missing, []);
+  });
+});
