@@ -59,7 +59,7 @@ function problemsOf(env: Record<string, string>, dotenvPath = NO_DOTENV): string
 describe('defaults', () => {
   test('nothing set: replay mode, Version v3, the contract replacement path, 30 s timeout, no target', () => {
     const config = configOf({}, NO_DOTENV);
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, requestTimeoutMs: 30_000 });
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, requestTimeoutMs: 30_000, fixturesDir: 'fixtures' });
     assert.equal(config.apiVersion, 'v3');
   });
 
@@ -192,7 +192,7 @@ describe('the .env file', () => {
 describe('REFERENCE_SERVER=1', () => {
   test('needs no target variables', () => {
     const config = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, NO_DOTENV);
-    assert.deepEqual(config.reference, { fault: undefined, seed: '1' });
+    assert.deepEqual(config.reference, { fault: undefined, seed: '1', clockStart: undefined });
     assert.equal(config.target, undefined);
   });
 
@@ -200,7 +200,14 @@ describe('REFERENCE_SERVER=1', () => {
     assert.deepEqual(configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-six-files', SEED: '42' }, NO_DOTENV).reference, {
       fault: 'upload-six-files',
       seed: '42',
+      clockStart: undefined,
     });
+  });
+
+  test('reads REFERENCE_CLOCK_START as an instant and names it when it is not one', () => {
+    const env = { SUITE_MODE: 'live', REFERENCE_SERVER: '1', REFERENCE_CLOCK_START: '2026-11-25T12:00:00Z' };
+    assert.equal(configOf(env, NO_DOTENV).reference?.clockStart, Date.parse('2026-11-25T12:00:00Z'));
+    assert.match(problemsOf({ ...env, REFERENCE_CLOCK_START: 'tomorrow' }), /REFERENCE_CLOCK_START=tomorrow is not an ISO-8601 instant/);
   });
 
   test('still reports an invalid SUITE_MODE or REQUEST_TIMEOUT_MS', () => {
