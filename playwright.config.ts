@@ -1,27 +1,29 @@
 import { defineConfig } from '@playwright/test';
+import { loadConfig } from './src/config.ts';
 import type { TimeTravelMode } from './src/time-travel.ts';
 
-// The slow project really waits out the one-hour window, for targets without a test clock: opt-in.
-const slow = process.env.SUITE_SLOW === '1';
-// Separate folders let several runs (the mutation harness, say) work side by side.
-const reports = process.env.REPORTS_DIR || 'reports';
+const config = loadConfig();
+// A target's own test clock is shared by everything that talks to it: while a test moves it, no other test may run.
+// The reference server runs one per worker and replay has no clock, so they keep both workers.
+const sharedClock = config.target?.testClockUrl !== undefined;
 
 export default defineConfig<{ timeTravel: TimeTravelMode }>({
   testDir: 'specs',
   globalSetup: './src/global-setup.ts',
-  outputDir: `${reports}/test-results`,
+  outputDir: `${config.reportsDir}/test-results`,
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
-  workers: 2,
+  workers: sharedClock ? 1 : 2,
   timeout: 60_000,
-  reporter: [['list'], ['./src/conformance-reporter.ts', { outputFile: `${reports}/conformance.json` }]],
+  reporter: [['list'], ['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }]],
   projects: [
     { name: 'conformance', testIgnore: /\.clock\.spec\.ts$/ },
-    // Tests that move the server's clock run after the others, one at a time.
-    { name: 'clock', testMatch: /\.clock\.spec\.ts$/, dependencies: ['conformance'], fullyParallel: false, workers: 1 },
-    ...(slow
-      ? [{ name: 'slow', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false, workers: 1, timeout: 3 * 3600_000, use: { timeTravel: 'wait' as const } }]
+    // Tests that move the server's clock, one at a time; no dependency on the project above, so that a
+    // failure there does not skip them.
+    { name: 'clock', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false },
+    ...(config.slow
+      ? [{ name: 'slow', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false, timeout: 3 * 3600_000, use: { timeTravel: 'wait' as const } }]
       : []),
   ],
 });

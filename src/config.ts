@@ -67,6 +67,9 @@ export interface SuiteConfig {
   replacementPath: string;
   requestTimeoutMs: number;
   fixturesDir: string;
+  reportsDir: string;
+  /** Adds the slow project, which really waits out the one-hour window. */
+  slow: boolean;
   /** Set when the suite starts its own reference server; the target then comes from it. */
   reference?: { fault?: string; seed: string; clockStart?: number };
   /** Set when the suite talks to a target given by the environment. */
@@ -110,6 +113,8 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
     replacementPath,
     requestTimeoutMs: timeout,
     fixturesDir: raw('fixturesDir') as string,
+    reportsDir: raw('reportsDir') as string,
+    slow: raw('slow') === '1',
   };
   if (raw('reference') === '1') {
     const start = raw('referenceClockStart');
