@@ -45,6 +45,9 @@ export const SETTINGS = {
 
 type Key = keyof typeof SETTINGS;
 
+/** The target's identifiers: not secret, so recordings keep them. */
+export const TARGET_IDS = ['locationId', 'conversationId', 'contactId', 'agentId', 'inactiveAgentId', 'foreignLocationId'] as const;
+
 /** The values that name the target's resources and credentials. */
 export interface Target {
   baseUrl: string;

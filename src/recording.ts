@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import type { Target, TARGET_IDS } from './config.ts';
 import { maskForRecording } from './redact.ts';
 import { knownTestFile, sha256, testFile } from './test-files.ts';
 
@@ -238,16 +239,7 @@ export interface RecordedTarget {
   source: string;
   apiVersion: string;
   replacementPath: string;
-  target: {
-    locationId: string;
-    conversationId: string;
-    contactId: string;
-    agentId: string;
-    inactiveAgentId?: string;
-    foreignLocationId?: string;
-    testClockUrl?: string;
-    tokens: string[];
-  };
+  target: Pick<Target, (typeof TARGET_IDS)[number]> & { testClockUrl?: string; tokens: string[] };
 }
 
 export const targetFile = (fixturesDir: string) => join(fixturesDir, 'target.json');

@@ -5,7 +5,7 @@ import { test as base, type TestDetails } from '@playwright/test';
 import type { FastifyInstance } from 'fastify';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { Api, type Reply } from './api.ts';
-import { loadConfig, secretsByName, secretsOf, type SuiteConfig, type Target } from './config.ts';
+import { loadConfig, secretsByName, secretsOf, type SuiteConfig, type Target, TARGET_IDS } from './config.ts';
 import { Evidence } from './evidence.ts';
 import { fixturePath, Masker, RECORD_COMMAND, type RecordedTarget, Replay, REPLAY_BASE_URL, targetFile, writeRecording } from './recording.ts';
 import { ruleById, type RuleId } from './rules.ts';
@@ -142,13 +142,8 @@ function replayTarget(config: SuiteConfig): Target {
   const token = (name: string) => (target.tokens.includes(name) ? `<${name}>` : undefined);
   const masker = new Masker(REPLAY_BASE_URL, {});
   return {
+    ...pickIds(target),
     baseUrl: REPLAY_BASE_URL,
-    locationId: target.locationId,
-    conversationId: target.conversationId,
-    contactId: target.contactId,
-    agentId: target.agentId,
-    inactiveAgentId: target.inactiveAgentId,
-    foreignLocationId: target.foreignLocationId,
     testClockUrl: target.testClockUrl === undefined ? undefined : masker.unmask(target.testClockUrl),
     accessToken: token('ACCESS_TOKEN') as string,
     filesReadonlyToken: token('FILES_READONLY_TOKEN') as string,
@@ -156,6 +151,9 @@ function replayTarget(config: SuiteConfig): Target {
     pitToken: token('PIT_TOKEN'),
   };
 }
+
+const pickIds = (from: Pick<Target, (typeof TARGET_IDS)[number]>) =>
+  Object.fromEntries(TARGET_IDS.map((key) => [key, from[key]])) as Pick<Target, (typeof TARGET_IDS)[number]>;
 
 /** Writes fixtures/target.json; every worker writes the same content. */
 function recordTarget(config: SuiteConfig, target: Target): void {
@@ -165,12 +163,7 @@ function recordTarget(config: SuiteConfig, target: Target): void {
     apiVersion: config.apiVersion,
     replacementPath: config.replacementPath,
     target: {
-      locationId: target.locationId,
-      conversationId: target.conversationId,
-      contactId: target.contactId,
-      agentId: target.agentId,
-      inactiveAgentId: target.inactiveAgentId,
-      foreignLocationId: target.foreignLocationId,
+      ...pickIds(target),
       testClockUrl: target.testClockUrl === undefined ? undefined : masker.text(target.testClockUrl),
       tokens: Object.keys(secretsByName(target)).sort(),
     },
