@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
-import { loadConfig } from './src/config.ts';
+import { CATEGORIES } from './src/allure-reporter.ts';
+import { describeTarget, loadConfig } from './src/config.ts';
 import type { TimeTravelMode } from './src/time-travel.ts';
 
 const config = loadConfig();
@@ -16,7 +17,28 @@ export default defineConfig<{ timeTravel: TimeTravelMode }>({
   retries: 0,
   workers: sharedClock ? 1 : 2,
   timeout: 60_000,
-  reporter: [['list'], ['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }]],
+  reporter: [
+    [process.env.CI ? 'dot' : 'list'],
+    ['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }],
+    ['html', { outputFolder: `${config.reportsDir}/html`, open: 'never' }],
+    ['junit', { outputFile: `${config.reportsDir}/junit.xml` }],
+    ['blob', { outputDir: `${config.reportsDir}/blob` }],
+    [
+      './src/allure-reporter.ts',
+      {
+        resultsDir: `${config.reportsDir}/allure-results`,
+        suiteTitle: true,
+        categories: CATEGORIES,
+        links: { tms: { nameTemplate: 'Contract %s', urlTemplate: '../../../shared/contract/platform-api.md#%s' } },
+        environmentInfo: {
+          mode: config.mode,
+          target: describeTarget(config),
+          'API version': config.apiVersion,
+          node: process.version,
+        },
+      },
+    ],
+  ],
   projects: [
     { name: 'conformance', testIgnore: /\.clock\.spec\.ts$/ },
     // Tests that move the server's clock, one at a time; no dependency on the project above, so that a

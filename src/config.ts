@@ -164,3 +164,10 @@ export function secretsByName(target: Target): Record<string, string> {
 export function secretsOf(target: Target): string[] {
   return Object.values(secretsByName(target));
 }
+
+/** The target in words, without credentials: its origin, the reference server, or the recordings. */
+export function describeTarget(config: SuiteConfig): string {
+  if (config.mode === 'replay') return `recorded fixtures (${config.fixturesDir}/)`;
+  if (config.target) return new URL(config.target.baseUrl).origin;
+  return `reference server per worker (seed ${config.reference?.seed}, fault ${config.reference?.fault ?? 'none'})`;
+}

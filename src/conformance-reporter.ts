@@ -3,7 +3,7 @@
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadConfig } from './config.ts';
+import { describeTarget, loadConfig } from './config.ts';
 import { type Level, RULES } from './rules.ts';
 
 export type Verdict = 'passed' | 'failed' | 'skipped' | 'error';
@@ -74,6 +74,7 @@ export default class ConformanceReporter implements Reporter {
     const report = this.#report();
     mkdirSync(dirname(this.#outputFile), { recursive: true });
     writeFileSync(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(this.#outputFile.replace(/\.json$/, '.md'), markdown(report));
     process.stdout.write(matrix(report));
     if (this.#deprecatedUses.size > 0) {
       process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
@@ -93,9 +94,7 @@ export default class ConformanceReporter implements Reporter {
       const config = loadConfig();
       mode = config.mode;
       apiVersion = config.apiVersion;
-      target = config.target ? new URL(config.target.baseUrl).origin
-        : config.reference ? `reference server per worker (seed ${config.reference.seed}, fault ${config.reference.fault ?? 'none'})`
-        : 'recorded fixtures';
+      target = describeTarget(config);
     } catch (error) {
       target = `unconfigured: ${(error as Error).message.split('\n')[0]}`;
     }
@@ -131,11 +130,32 @@ const LABEL: Record<Level, Record<Verdict, string>> = {
   INFO: { passed: 'seen', failed: 'seen', skipped: 'skip', error: 'ERROR' },
 };
 
-function matrix(report: ConformanceReport): string {
-  const lines = report.rules.map((r) => `  ${LABEL[r.level][r.verdict].padEnd(5)} ${r.level.padEnd(6)} ${r.id}`);
+function summaryLine(report: ConformanceReport): string {
   const count = (level: Level, verdict: Verdict) => report.rules.filter((r) => r.level === level && r.verdict === verdict).length;
-  const summary = (['MUST', 'SHOULD', 'INFO'] as Level[])
+  return (['MUST', 'SHOULD', 'INFO'] as Level[])
     .map((level) => `${level}: ${count(level, 'passed')} passed, ${count(level, 'failed')} failed, ${count(level, 'skipped')} skipped, ${count(level, 'error')} errors`)
     .join(' | ');
-  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summary}\n`;
+}
+
+function matrix(report: ConformanceReport): string {
+  const lines = report.rules.map((r) => `  ${LABEL[r.level][r.verdict].padEnd(5)} ${r.level.padEnd(6)} ${r.id}`);
+  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n`;
+}
+
+/** reports/conformance.md: the same matrix for people, with each rule's detail. */
+function markdown(report: ConformanceReport): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, '<br>');
+  const rows = report.rules.map((r) => `| ${r.id} | ${r.level} | ${LABEL[r.level][r.verdict]} | ${cell(r.detail)} |`);
+  return [
+    `# Conformance of ${report.target}`,
+    '',
+    `API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'}.`,
+    '',
+    summaryLine(report),
+    '',
+    '| rule | level | verdict | detail |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
 }

@@ -14,6 +14,21 @@ export type Area =
   | 'Authentication'
   | 'Versioning';
 
+/** The operation each area is about: the Allure feature of its rules. */
+export const OPERATION_OF_AREA: Record<Area, string> = {
+  Upload: 'POST /conversations/messages/upload',
+  'Permanent URLs': 'GET of a non-secure upload URL',
+  'Secure attachments': 'GET /files/d/{slug}',
+  'Dated change': 'POST /conversations/messages/upload',
+  'Agent execution': 'POST /agent-studio/public-api/agents/{agentId}/execute',
+  Deprecation: 'POST /agent/{agentId}/execute',
+  Authentication: 'every authenticated operation',
+  Versioning: 'every operation',
+};
+
+/** Allure severity of a level: a MUST failure is critical, a SHOULD one minor, an INFO one trivial. */
+export const SEVERITY_OF_LEVEL: Record<Level, string> = { MUST: 'critical', SHOULD: 'minor', INFO: 'trivial' };
+
 export interface Rule {
   readonly id: string;
   readonly level: Level;

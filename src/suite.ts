@@ -2,13 +2,14 @@
 // records or replays, the API client with its evidence, the server clock), and `rule()` gives every test
 // its rule id, level and contract quote.
 import { test as base, type TestDetails } from '@playwright/test';
+import { parameter } from 'allure-js-commons';
 import type { FastifyInstance } from 'fastify';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { Api, type Reply } from './api.ts';
-import { loadConfig, secretsByName, secretsOf, type SuiteConfig, type Target, TARGET_IDS } from './config.ts';
+import { describeTarget, loadConfig, secretsByName, secretsOf, type SuiteConfig, type Target, TARGET_IDS } from './config.ts';
 import { Evidence } from './evidence.ts';
 import { fixturePath, Masker, RECORD_COMMAND, type RecordedTarget, Replay, REPLAY_BASE_URL, targetFile, writeRecording } from './recording.ts';
-import { ruleById, type RuleId } from './rules.ts';
+import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './rules.ts';
 import { ServerClock } from './server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
 import { Transport } from './transport.ts';
@@ -99,6 +100,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
 
   api: async ({ transport, target, config }, use, testInfo) => {
+    await parameter('mode', config.mode);
+    await parameter('target', describeTarget(config));
+    await parameter('API version', config.apiVersion);
     const evidence = new Evidence(secretsOf(target));
     try {
       await use(new Api(transport, target, config, evidence));
@@ -117,7 +121,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await use(clock);
     } finally {
       if (start !== undefined) await clock.set(start);
-      testInfo.annotations.push({ type: 'server-time', description: new Date(start ?? (await clock.now())).toISOString() });
+      const serverTime = new Date(start ?? (await clock.now())).toISOString();
+      testInfo.annotations.push({ type: 'server-time', description: serverTime });
+      await parameter('server time', serverTime);
     }
   },
 
@@ -174,7 +180,7 @@ function recordTarget(config: SuiteConfig, target: Target): void {
 
 /** Title and details of a test of one rule: `UPLOAD-FILES-MAX a sixth file is refused`, tagged and annotated. */
 export function rule(id: RuleId, statement: string): [string, TestDetails] {
-  const { level, section, quote } = ruleById(id);
+  const { level, section, quote, area, title } = ruleById(id);
   return [
     `${id} ${statement}`,
     {
@@ -183,6 +189,12 @@ export function rule(id: RuleId, statement: string): [string, TestDetails] {
         { type: 'rule', description: id },
         { type: 'level', description: level },
         { type: 'contract', description: `${section}: "${quote}"` },
+        // Read by allure-playwright as labels: epic = area, feature = operation, story = the rule.
+        { type: 'allure.label.epic', description: area },
+        { type: 'allure.label.feature', description: OPERATION_OF_AREA[area] },
+        { type: 'allure.label.story', description: `${id} ${title}` },
+        { type: 'allure.label.severity', description: SEVERITY_OF_LEVEL[level] },
+        { type: 'tms', description: section },
       ],
     },
   ];
