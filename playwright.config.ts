@@ -6,8 +6,9 @@ const config = loadConfig();
 // A target's own test clock is shared by everything that talks to it: while a test moves it, no other test may run.
 // The reference server runs one per worker and replay has no clock, so they keep both workers.
 const sharedClock = config.target?.testClockUrl !== undefined;
+const mutationFaults = process.env.MUTATION_FAULTS?.split(',').filter(Boolean);
 
-export default defineConfig<{ timeTravel: TimeTravelMode }>({
+export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | undefined }>({
   testDir: 'specs',
   globalSetup: './src/global-setup.ts',
   outputDir: `${config.reportsDir}/test-results`,
@@ -16,7 +17,9 @@ export default defineConfig<{ timeTravel: TimeTravelMode }>({
   retries: 0,
   workers: sharedClock ? 1 : 2,
   timeout: 60_000,
-  reporter: [
+  reporter: mutationFaults
+    ? [['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json`, byProject: true }]]
+    : [
     [process.env.CI ? 'dot' : 'list'],
     ['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }],
     ['html', { outputFolder: `${config.reportsDir}/html`, open: 'never' }],
@@ -38,13 +41,13 @@ export default defineConfig<{ timeTravel: TimeTravelMode }>({
       },
     ],
   ],
-  projects: [
-    { name: 'conformance', testIgnore: /\.clock\.spec\.ts$/ },
-    // Tests that move the server's clock, one at a time; no dependency on the project above, so that a
-    // failure there does not skip them.
-    { name: 'clock', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false },
-    ...(config.slow
-      ? [{ name: 'slow', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false, timeout: 3 * 3600_000, use: { timeTravel: 'wait' as const } }]
-      : []),
-  ],
+  projects: mutationFaults
+    ? // npm run mutation: one project per fault (and the baseline), so that one runner serves them all.
+      mutationFaults.map((name) => ({ name, fullyParallel: false, use: { fault: name === 'baseline' ? undefined : name } }))
+    : [
+        { name: 'conformance' },
+        ...(config.slow
+          ? [{ name: 'slow', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false, timeout: 3 * 3600_000, use: { timeTravel: 'wait' as const } }]
+          : []),
+      ],
 });

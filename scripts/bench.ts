@@ -1,7 +1,10 @@
-// npm run bench: wall time and peak memory of whole suite runs, measured from outside, medians printed.
-// Usage: npm run bench [-- --runs N] [-- --modes replay,live]
+// npm run bench: wall time and peak memory of suite runs, measured from outside, medians printed.
+// Modes: replay (the recorded fixtures), live (against the reference server), upload (only the test that sends
+// five files of 5,000,000 bytes, live: its worker holds both the client and the reference server).
+// Usage: npm run bench [-- --runs N] [-- --modes replay,live,upload]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { PLAYWRIGHT_CLI } from './mutation.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -9,15 +12,16 @@ const option = (name: string, fallback: string) => {
   return at >= 0 && args[at + 1] ? args[at + 1] : fallback;
 };
 const runs = Number(option('runs', '3'));
-const modes = option('modes', 'replay,live').split(',');
+const modes = option('modes', 'replay,live,upload').split(',');
 
-const ENV: Record<string, Record<string, string>> = {
-  replay: { SUITE_MODE: 'replay', REFERENCE_SERVER: '0' },
-  live: { SUITE_MODE: 'live', REFERENCE_SERVER: '1' },
+const MODES: Record<string, { env: Record<string, string>; args: string[] }> = {
+  replay: { env: { SUITE_MODE: 'replay', REFERENCE_SERVER: '0' }, args: [] },
+  live: { env: { SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, args: [] },
+  upload: { env: { SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, args: ['--grep', 'UPLOAD-SIZE-TOTAL'] },
 };
 
-/** Resident memory of a process and all its descendants, in bytes, from /proc. */
-function treeRss(root: number): number {
+/** Resident memory of a process and all its descendants, and of the largest of them, in bytes, from /proc. */
+function treeRss(root: number): { total: number; largest: number } {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
@@ -32,24 +36,32 @@ function treeRss(root: number): number {
       // The process ended while it was being read.
     }
   }
-  const walk = (pid: number): number => (rss.get(pid) ?? 0) + (children.get(pid) ?? []).reduce((sum, child) => sum + walk(child), 0);
-  return walk(root);
+  const tree: number[] = [];
+  const walk = (pid: number): void => {
+    tree.push(rss.get(pid) ?? 0);
+    for (const child of children.get(pid) ?? []) walk(child);
+  };
+  walk(root);
+  return { total: tree.reduce((a, b) => a + b, 0), largest: Math.max(...tree) };
 }
 
-function measure(mode: string): Promise<{ seconds: number; peakMb: number; exit: number | null }> {
+function measure(mode: string): Promise<{ seconds: number; peakMb: number; largestMb: number; exit: number | null }> {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
-    const child = spawn('npx', ['playwright', 'test', '--reporter=dot'], {
-      env: { ...process.env, ...ENV[mode], REPORTS_DIR: `reports/bench-${mode}` },
+    const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', '--reporter=dot', ...MODES[mode].args], {
+      env: { ...process.env, ...MODES[mode].env, REPORTS_DIR: `reports/bench-${mode}` },
       stdio: 'ignore',
     });
     let peak = 0;
+    let largest = 0;
     const timer = setInterval(() => {
-      peak = Math.max(peak, treeRss(child.pid as number));
-    }, 50);
+      const sample = treeRss(child.pid as number);
+      peak = Math.max(peak, sample.total);
+      largest = Math.max(largest, sample.largest);
+    }, 20);
     child.on('exit', (exit) => {
       clearInterval(timer);
-      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, peakMb: peak / 2 ** 20, exit });
+      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, peakMb: peak / 2 ** 20, largestMb: largest / 2 ** 20, exit });
     });
   });
 }
@@ -63,6 +75,7 @@ for (const mode of modes) {
   console.log(
     `${mode.padEnd(7)} runs ${runs}: median wall ${median(results.map((r) => r.seconds)).toFixed(2)} s ` +
       `(${results.map((r) => r.seconds.toFixed(2)).join(', ')}), median peak RSS of the process tree ` +
-      `${median(results.map((r) => r.peakMb)).toFixed(0)} MB${failed ? `, ${failed} runs exited non-zero` : ''}`,
+      `${median(results.map((r) => r.peakMb)).toFixed(0)} MB, of its largest process ${median(results.map((r) => r.largestMb)).toFixed(0)} MB` +
+      `${failed ? `, ${failed} runs exited non-zero` : ''}`,
   );
 }

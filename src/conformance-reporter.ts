@@ -2,7 +2,7 @@
 // The run fails if and only if a MUST rule failed or could not be judged for an infrastructure error.
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describeTarget, loadConfig } from './config.ts';
 import { type Level, RULES } from './rules.ts';
 
@@ -33,15 +33,21 @@ interface Outcome {
 const INFRASTRUCTURE = /Infrastructure error|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|Timeout \d+ms exceeded|Test timeout of/;
 
 export default class ConformanceReporter implements Reporter {
-  readonly #outcomes = new Map<string, Outcome[]>();
+  /** Outcomes by project (one key, '', unless byProject) and then by rule. */
+  readonly #outcomes = new Map<string, Map<string, Outcome[]>>();
   readonly #outputFile: string;
+  readonly #byProject: boolean;
+  /** Test time by project, in ms. */
+  readonly #durations = new Map<string, number>();
   #serverTime: string | null = null;
   /** Titles of the tests that used an operation the contract marks deprecated. */
   readonly #deprecatedUses = new Set<string>();
   readonly #counts = { passed: 0, failed: 0, skipped: 0 };
 
-  constructor(options: { outputFile?: string } = {}) {
-    this.#outputFile = options.outputFile ?? 'reports/conformance.json';
+  /** byProject: one report per project, `<dir>/<project>.json` (the mutation run gives each fault a project). */
+  constructor(options: { outputFile?: string; byProject?: boolean } = {}) {
+    this.#outputFile = options.outputFile ?? `${loadConfig().reportsDir}/conformance.json`;
+    this.#byProject = options.byProject ?? false;
   }
 
   onBegin(_config: FullConfig): void {}
@@ -65,14 +71,24 @@ export default class ConformanceReporter implements Reporter {
       verdict === 'skipped' ? notes('skip')[0] || 'skipped'
       : verdict === 'passed' ? notes('observation').join('; ')
       : firstLines(message) || `the test ended ${result.status} without a message`;
-    const list = this.#outcomes.get(ruleId) ?? [];
-    list.push({ title: test.title, verdict, detail });
-    this.#outcomes.set(ruleId, list);
+    const project = this.#byProject ? (test.parent.project()?.name ?? '') : '';
+    this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
+    const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
+    rules.set(ruleId, [...(rules.get(ruleId) ?? []), { title: test.title, verdict, detail }]);
+    this.#outcomes.set(project, rules);
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] }> {
-    const report = this.#report();
     mkdirSync(dirname(this.#outputFile), { recursive: true });
+    if (this.#byProject) {
+      for (const project of this.#outcomes.keys()) {
+        // With the time of its tests, in seconds: the mutation run has no other clock per project.
+        const report = { ...this.#report(project), seconds: (this.#durations.get(project) ?? 0) / 1000 };
+        writeFileSync(join(dirname(this.#outputFile), `${project}.json`), `${JSON.stringify(report, null, 2)}\n`);
+      }
+      return { status: result.status };
+    }
+    const report = this.#report('');
     writeFileSync(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(this.#outputFile.replace(/\.json$/, '.md'), markdown(report));
     process.stdout.write(matrix(report));
@@ -86,7 +102,7 @@ export default class ConformanceReporter implements Reporter {
     return { status: mustBroken ? 'failed' : 'passed' };
   }
 
-  #report(): ConformanceReport {
+  #report(project: string): ConformanceReport {
     let mode = 'unknown';
     let target = 'unknown';
     let apiVersion = 'unknown';
@@ -99,7 +115,7 @@ export default class ConformanceReporter implements Reporter {
       target = `unconfigured: ${(error as Error).message.split('\n')[0]}`;
     }
     const rules = RULES.map((rule): RuleResult => {
-      const outcomes = this.#outcomes.get(rule.id) ?? [];
+      const outcomes = this.#outcomes.get(project)?.get(rule.id) ?? [];
       const pick = (v: Verdict) => outcomes.filter((o) => o.verdict === v);
       const verdict: Verdict =
         pick('failed').length > 0 ? 'failed'

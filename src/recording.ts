@@ -1,7 +1,6 @@
 // Recorded fixtures: what record mode writes and replay mode serves back through nock. Recordings are
 // normalised as they are written (no tokens, signatures, dates or volatile headers; file bodies by name
 // and size; the target's origin as a placeholder), and every request is matched on the same normal form.
-import nock from 'nock';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -179,9 +178,10 @@ export class Replay {
   readonly #pending: Interaction[];
   readonly #used = new Set<Interaction>();
 
-  constructor(
+  private constructor(
     readonly file: string,
     private readonly masker: Masker,
+    private readonly nock: typeof import('nock'),
   ) {
     this.#pending = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Recording).interactions : [];
     nock.cleanAll();
@@ -189,12 +189,17 @@ export class Replay {
     for (const interaction of this.#pending) this.#intercept(interaction);
   }
 
+  /** nock is loaded only here: live runs never have it intercepting their requests. */
+  static async load(file: string, masker: Masker): Promise<Replay> {
+    return new Replay(file, masker, (await import('nock')).default);
+  }
+
   #intercept(interaction: Interaction): void {
     const { request, response } = interaction;
     const url = new URL(this.masker.unmask(request.url));
     const masker = this.masker;
     const used = this.#used;
-    nock(url.origin)
+    this.nock(url.origin)
       .intercept((path: string) => masker.text(url.origin + path) === request.url, request.method, function (this: { headers?: Record<string, string> }, body: unknown) {
         const headers = masker.requestHeaders(this.headers ?? {});
         const raw = typeof body === 'string' ? toBuffer(body, headers['content-type'] ?? '') : Buffer.from(JSON.stringify(body));
@@ -221,7 +226,7 @@ export class Replay {
   }
 
   close(): void {
-    nock.cleanAll();
+    this.nock.cleanAll();
   }
 }
 

@@ -1,7 +1,7 @@
 // The suite's `test`: fixtures own setup and teardown (configuration, the target, the transport that
 // records or replays, the API client with its evidence, the server clock), and `rule()` gives every test
 // its rule id, level and contract quote.
-import { test as base, type TestDetails } from '@playwright/test';
+import { type APIRequestContext, test as base, type TestDetails } from '@playwright/test';
 import { parameter } from 'allure-js-commons';
 import type { FastifyInstance } from 'fastify';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -18,6 +18,8 @@ export { expect } from './expectations.ts';
 
 interface WorkerFixtures {
   config: SuiteConfig;
+  /** One HTTP client per worker: creating one per test costs more than the tests themselves. */
+  requestContext: APIRequestContext;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
   referenceServer: FastifyInstance | undefined;
   target: Target;
@@ -33,7 +35,14 @@ interface TestFixtures {
   timeTravel: TimeTravelMode;
 }
 
-export const test = base.extend<TestFixtures, WorkerFixtures>({
+interface WorkerOptions {
+  /** Project option of the mutation run: the fault of this project's reference servers. */
+  fault: string | undefined;
+}
+
+export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
+  fault: [undefined, { option: true, scope: 'worker' }],
+
   timeTravel: ['test-clock', { option: true }],
 
   config: [
@@ -47,10 +56,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   // One reference server per worker when REFERENCE_SERVER=1; each test gets it back in its starting state.
   referenceServer: [
-    async ({ config }, use) => {
+    async ({ config, fault: projectFault }, use) => {
       if (!config.reference || config.mode === 'replay') return use(undefined);
       const [{ buildServer }, { parseFault }] = await Promise.all([import('../reference/server.ts'), import('../reference/faults.ts')]);
-      const { seed, fault, clockStart } = config.reference;
+      const { seed, clockStart } = config.reference;
+      const fault = projectFault ?? config.reference.fault;
       const app = await buildServer({ seed, testClock: { start: clockStart ?? Date.now() }, fault: parseFault(fault) });
       await app.listen({ host: '127.0.0.1', port: 0 });
       try {
@@ -78,17 +88,27 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  transport: async ({ playwright, config, target, referenceServer }, use, testInfo) => {
+  requestContext: [
+    async ({ playwright }, use) => {
+      const request = await playwright.request.newContext();
+      try {
+        await use(request);
+      } finally {
+        await request.dispose();
+      }
+    },
+    { scope: 'worker' },
+  ],
+
+  transport: async ({ requestContext, config, target, referenceServer }, use, testInfo) => {
     await referenceServer?.resetState();
     const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
     const masker = new Masker(target.baseUrl, secretsByName(target));
-    const replay = config.mode === 'replay' ? new Replay(file, masker) : undefined;
-    const request = await playwright.request.newContext();
-    const transport = new Transport(request, config.requestTimeoutMs, { record: config.mode === 'record' ? masker : undefined, replay });
+    const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
+    const transport = new Transport(requestContext, config.requestTimeoutMs, { record: config.mode === 'record' ? masker : undefined, replay });
     try {
       await use(transport);
     } finally {
-      await request.dispose();
       if (transport.recorded.length > 0) writeRecording(file, { test: testInfo.title, interactions: transport.recorded });
       const unused = replay?.unused() ?? [];
       replay?.close();

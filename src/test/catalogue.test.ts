@@ -321,6 +321,12 @@ describe('the fault catalogue (reference/faults.ts)', () => {
     for (const fault of catalogue) assert.equal(fault.level, CATALOGUE.find((rule) => rule.id === fault.rule)?.level, fault.name);
   });
 
+  test('every MUST and SHOULD rule is broken by at least one fault, so the mutation run proves it is watched', () => {
+    const exercised = new Set<string>(FAULTS.map((fault) => fault.rule));
+    const unexercised = CATALOGUE.filter((rule) => rule.level !== 'INFO' && !exercised.has(rule.id)).map((rule) => `${rule.level} ${rule.id}`);
+    noViolations(unexercised, 'rules no fault exercises');
+  });
+
   test('fault names are unique', () => {
     const byName = groupBy(FAULTS, (fault) => fault.name);
     noViolations([...byName].filter(([, same]) => same.length > 1).map(([name]) => name), 'fault names used more than once');

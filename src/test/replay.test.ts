@@ -32,7 +32,7 @@ test('replays a recording of another host with a signed URL on a storage host, a
   };
   const path = join(dir, 'staging.json');
   writeRecording(path, recording);
-  const replay = new Replay(path, new Masker(REPLAY_BASE_URL, { FILES_READONLY_TOKEN: '<FILES_READONLY_TOKEN>' }));
+  const replay = await Replay.load(path, new Masker(REPLAY_BASE_URL, { FILES_READONLY_TOKEN: '<FILES_READONLY_TOKEN>' }));
   const context = await request.newContext();
   const transport = new Transport(context, 5000, { replay });
   try {

@@ -1,0 +1,122 @@
+// npm run mutation: the suite, live, against a clean reference server (the baseline) and then once per fault of
+// reference/faults.ts, each against its own server instance, as many at a time as there are cores. A fault is
+// killed when the rule it breaks fails (INFO: when that rule's observation changes). Writes reports/mutation.md
+// and reports/mutation.json; exits non-zero when the baseline has a MUST failure, a MUST fault survives, or a
+// fault is caught only by rules other than its own.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { faultCatalogue, type Fault } from '../reference/faults.ts';
+import type { ConformanceReport } from '../src/conformance-reporter.ts';
+import type { Level } from '../src/rules.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const OUT = join(ROOT, 'reports', 'mutation');
+/** Playwright's CLI run by node itself: npx would cost a second of CPU per run. */
+export const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+
+interface Run {
+  name: string;
+  seconds: number;
+  report: ConformanceReport;
+}
+
+export type Outcome = 'killed' | 'survived' | 'caught by other rules only';
+
+export interface FaultResult {
+  fault: string;
+  rule: string;
+  level: Level;
+  outcome: Outcome;
+  /** Rules that failed (or errored) under this fault and not in the baseline. */
+  failingRules: string[];
+  seconds: number;
+}
+
+/** One Playwright run for all the given projects (faults, or 'baseline'); one report per project. */
+function runProjects(names: string[], workers: number): Promise<Map<string, Run>> {
+  const reportsDir = join(OUT, names.length === 1 ? names[0] : 'faults');
+  rmSync(reportsDir, { recursive: true, force: true });
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', `--workers=${workers}`], {
+      cwd: ROOT,
+      env: { ...process.env, SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: '', MUTATION_FAULTS: names.join(','), REPORTS_DIR: reportsDir },
+      stdio: 'ignore',
+    });
+    child.on('error', reject);
+    child.on('exit', () => {
+      try {
+        const read = (name: string) => JSON.parse(readFileSync(join(reportsDir, `${name}.json`), 'utf8')) as ConformanceReport & { seconds: number };
+        // Each fault's seconds: the time of its tests, from its own report.
+        resolve(new Map(names.map((name) => [name, { name, seconds: read(name).seconds, report: read(name) }])));
+      } catch (error) {
+        reject(new Error(`the mutation run wrote no report for every project: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
+const broken = (report: ConformanceReport) => report.rules.filter((r) => r.verdict === 'failed' || r.verdict === 'error').map((r) => r.id);
+
+export function judge(fault: Fault, run: Run, baseline: Run): FaultResult {
+  const before = new Set(broken(baseline.report));
+  const failingRules = broken(run.report).filter((id) => !before.has(id));
+  const own = (report: ConformanceReport) => report.rules.find((r) => r.id === fault.rule);
+  // An INFO rule never fails: its fault shows as a changed observation.
+  const ownCaught = fault.level === 'INFO' ? own(run.report)?.detail !== own(baseline.report)?.detail : failingRules.includes(fault.rule);
+  const outcome: Outcome = ownCaught ? 'killed' : failingRules.length > 0 ? 'caught by other rules only' : 'survived';
+  return { fault: fault.name, rule: fault.rule, level: fault.level, outcome, failingRules, seconds: run.seconds };
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  const started = process.hrtime.bigint();
+  const faults = faultCatalogue();
+  const limit = Math.max(1, availableParallelism());
+  const baseline = (await runProjects(['baseline'], limit)).get('baseline') as Run;
+  // A failing test restarts its worker, so a fault's cost grows with the tests of its rule: the dearest go first.
+  const testsOf = (fault: Fault) => baseline.report.rules.find((r) => r.id === fault.rule)?.tests.length ?? 0;
+  const order = [...faults].sort((a, b) => testsOf(b) - testsOf(a));
+  const runs = await runProjects(order.map((fault) => fault.name), limit);
+  const results = faults.map((fault) => judge(fault, runs.get(fault.name) as Run, baseline));
+  const totalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+
+  const baselineMust = baseline.report.rules.filter((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error')).map((r) => r.id);
+  const problems = [
+    ...baselineMust.map((id) => `the baseline fails MUST rule ${id}`),
+    ...results.filter((r) => r.level === 'MUST' && r.outcome === 'survived').map((r) => `MUST fault ${r.fault} survives`),
+    ...results.filter((r) => r.outcome === 'caught by other rules only').map((r) => `${r.fault} is caught only by ${r.failingRules.join(', ')}, not by ${r.rule}`),
+  ];
+  const count = (level: Level, outcome: Outcome) => results.filter((r) => r.level === level && r.outcome === outcome).length;
+  const summary = (['MUST', 'SHOULD', 'INFO'] as Level[])
+    .map((level) => `${level}: ${count(level, 'killed')} killed, ${count(level, 'survived')} survived, ${count(level, 'caught by other rules only')} caught by other rules only`)
+    .join(' | ');
+
+  writeFileSync(
+    join(ROOT, 'reports', 'mutation.json'),
+    `${JSON.stringify({ totalSeconds, parallel: limit, baseline: { seconds: baseline.seconds, mustFailures: baselineMust }, faults: results, problems }, null, 2)}\n`,
+  );
+  const rows = results.map((r) => `| ${r.fault} | ${r.level} | ${r.rule} | ${r.outcome} | ${r.failingRules.join(', ') || '–'} | ${r.seconds.toFixed(1)} |`);
+  writeFileSync(
+    join(ROOT, 'reports', 'mutation.md'),
+    [
+      '# Mutation run: every fault of the reference server against the suite',
+      '',
+      `${faults.length} faults and the baseline, ${limit} at a time, ${totalSeconds.toFixed(0)} s in all. Baseline: ${baselineMust.length} MUST failures, ${baseline.seconds.toFixed(1)} s.`,
+      '',
+      summary,
+      '',
+      '| fault | level | rule it breaks | outcome | rules failing (not in the baseline) | seconds |',
+      '|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      problems.length ? `Problems:\n\n${problems.map((p) => `- ${p}`).join('\n')}\n` : 'No problems: every MUST fault is killed by its own rule.\n',
+    ].join('\n'),
+  );
+  console.log(`Mutation: ${summary}; ${totalSeconds.toFixed(0)} s; reports/mutation.md`);
+  for (const problem of problems) console.log(`  problem: ${problem}`);
+  process.exitCode = problems.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] === import.meta.filename) await main();

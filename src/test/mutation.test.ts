@@ -1,0 +1,29 @@
+// How the mutation run judges a fault: killed by its own rule, caught only by others, or survived;
+// an INFO fault by a changed observation.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { judge } from '../../scripts/mutation.ts';
+import type { Fault } from '../../reference/faults.ts';
+import type { ConformanceReport, RuleResult } from '../conformance-reporter.ts';
+
+const rule = (id: string, level: RuleResult['level'], verdict: RuleResult['verdict'], detail = ''): RuleResult => ({ id, level, verdict, tests: [], detail });
+const run = (rules: RuleResult[]) => ({ name: 'x', seconds: 1, report: { mode: 'live', target: 't', apiVersion: 'v3', serverTime: null, rules } as ConformanceReport });
+const fault = (rule: string, level: Fault['level']): Fault => ({ name: 'f', rule: rule as Fault['rule'], level, breaks: '' });
+
+const baseline = run([rule('A', 'MUST', 'passed'), rule('B', 'MUST', 'passed'), rule('I', 'INFO', 'passed', '200'), rule('S', 'SHOULD', 'failed')]);
+
+test('a fault whose own rule fails is killed; failures already in the baseline do not count', () => {
+  const result = judge(fault('A', 'MUST'), run([rule('A', 'MUST', 'failed'), rule('B', 'MUST', 'passed'), rule('I', 'INFO', 'passed', '200'), rule('S', 'SHOULD', 'failed')]), baseline);
+  assert.equal(result.outcome, 'killed');
+  assert.deepEqual(result.failingRules, ['A']);
+});
+
+test('a fault that only other rules notice is caught by other rules only; one nothing notices survives', () => {
+  assert.equal(judge(fault('A', 'MUST'), run([rule('A', 'MUST', 'passed'), rule('B', 'MUST', 'error')]), baseline).outcome, 'caught by other rules only');
+  assert.equal(judge(fault('A', 'MUST'), baseline, baseline).outcome, 'survived');
+});
+
+test('an INFO fault is killed when its observation changes', () => {
+  assert.equal(judge(fault('I', 'INFO'), run([rule('I', 'INFO', 'passed', '400')]), baseline).outcome, 'killed');
+  assert.equal(judge(fault('I', 'INFO'), baseline, baseline).outcome, 'survived');
+});
