@@ -22,6 +22,7 @@ export const SETTINGS = {
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
   seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
+  seedFile: { env: 'SEED_FILE', purpose: 'with REFERENCE_SERVER=1: the reference world, its tokens among it (default reference/seed.json)' },
   referenceClockStart: { env: 'REFERENCE_CLOCK_START', purpose: "with REFERENCE_SERVER=1: the instant its test clock starts at (ISO-8601); default: this machine's now" },
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   baseUrl: { env: 'BASE_URL', purpose: 'base address of the API', requiredForTarget: true },
@@ -74,7 +75,7 @@ export interface SuiteConfig {
   /** Adds the slow project, which really waits out the one-hour window. */
   slow: boolean;
   /** Set when the suite starts its own reference server; the target then comes from it. */
-  reference?: { fault?: string; seed: string; clockStart?: number };
+  reference?: { fault?: string; seed: string; clockStart?: number; seedFile?: string };
   /** Set when the suite talks to a target given by the environment. */
   target?: Target;
 }
@@ -122,7 +123,7 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
   if (raw('reference') === '1') {
     const start = raw('referenceClockStart');
     if (start !== undefined && Number.isNaN(Date.parse(start))) problems.push(`REFERENCE_CLOCK_START=${start} is not an ISO-8601 instant`);
-    config.reference = { fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start) };
+    config.reference = { fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start), seedFile: raw('seedFile') };
   } else if (mode !== 'replay') {
     const missing = (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting).requiredForTarget && raw(key) === undefined);
     problems.push(...missing.map((key) => `${SETTINGS[key].env} is missing: ${SETTINGS[key].purpose}`));

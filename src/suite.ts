@@ -58,10 +58,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   referenceServer: [
     async ({ config, fault: projectFault }, use) => {
       if (!config.reference || config.mode === 'replay') return use(undefined);
-      const [{ buildServer }, { parseFault }] = await Promise.all([import('../reference/server.ts'), import('../reference/faults.ts')]);
-      const { seed, clockStart } = config.reference;
+      const [{ buildServer }, { parseFault }, { loadSeed }] = await Promise.all([
+        import('../reference/server.ts'),
+        import('../reference/faults.ts'),
+        import('../reference/world.ts'),
+      ]);
+      const { seed, clockStart, seedFile } = config.reference;
       const fault = projectFault ?? config.reference.fault;
-      const app = await buildServer({ seed, testClock: { start: clockStart ?? Date.now() }, fault: parseFault(fault) });
+      const app = await buildServer({ seed, testClock: { start: clockStart ?? Date.now() }, fault: parseFault(fault), seedData: loadSeed(seedFile) });
       await app.listen({ host: '127.0.0.1', port: 0 });
       try {
         await use(app);
@@ -79,7 +83,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       if (referenceServer) {
         const [{ referenceEnvironment }, { loadSeed }] = await Promise.all([import('../reference/environment.ts'), import('../reference/world.ts')]);
         const address = `http://127.0.0.1:${(referenceServer.server.address() as { port: number }).port}`;
-        target = loadConfig(Object.fromEntries(referenceEnvironment(loadSeed(), address, true))).target;
+        target = loadConfig(Object.fromEntries(referenceEnvironment(loadSeed(config.reference?.seedFile), address, true))).target;
       }
       if (!target) throw new Error('no target: set SUITE_MODE=live with BASE_URL and the rest, or REFERENCE_SERVER=1');
       if (config.mode === 'record') recordTarget(config, target);

@@ -192,7 +192,7 @@ describe('the .env file', () => {
 describe('REFERENCE_SERVER=1', () => {
   test('needs no target variables', () => {
     const config = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, NO_DOTENV);
-    assert.deepEqual(config.reference, { fault: undefined, seed: '1', clockStart: undefined });
+    assert.deepEqual(config.reference, { fault: undefined, seed: '1', clockStart: undefined, seedFile: undefined });
     assert.equal(config.target, undefined);
   });
 
@@ -201,6 +201,7 @@ describe('REFERENCE_SERVER=1', () => {
       fault: 'upload-six-files',
       seed: '42',
       clockStart: undefined,
+      seedFile: undefined,
     });
   });
 
