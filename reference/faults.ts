@@ -35,6 +35,8 @@ export const FAULTS = [
   { name: 'permanent-expires', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving a non-secure file after one hour' },
   { name: 'cutover-early', rule: 'PERMANENT-URL-LASTS', breaks: 'stores every upload as secure from 28 November 2026' },
   { name: 'file-octet-stream', rule: 'FILE-CONTENT-TYPE', breaks: 'serves every file as application/octet-stream' },
+  { name: 'svg-inline', rule: 'SVG-NOT-RENDERED', breaks: 'serves SVG inline as image/svg+xml, with no Content-Security-Policy' },
+  { name: 'no-nosniff', rule: 'FILE-NOSNIFF', breaks: 'sends no X-Content-Type-Options header' },
 
   // Secure attachments
   { name: 'secure-wrong-path', rule: 'SECURE-URL-FORM', breaks: 'returns secure URLs under /files/s/{slug}' },

@@ -20,12 +20,22 @@ try {
   process.exit(2);
 }
 const testClock = env.TEST_CLOCK === '1';
+// THROTTLE=<max>/<seconds>[/<429|503>]: answer with Retry-After past that many requests in that window.
+const throttleMatch = /^(\d+)\/(\d+(?:\.\d+)?)(?:\/(429|503))?$/.exec(env.THROTTLE ?? '');
+if (env.THROTTLE && !throttleMatch) {
+  console.error(`THROTTLE=${env.THROTTLE} is not <max>/<seconds>[/429|503] (answer with Retry-After past that many requests)`);
+  process.exit(2);
+}
+const throttle = throttleMatch
+  ? { max: Number(throttleMatch[1]), windowMs: Number(throttleMatch[2]) * 1000, status: Number(throttleMatch[3] ?? 429) as 429 | 503 }
+  : undefined;
 const seedData = loadSeed(env.SEED_FILE || undefined);
 const app = await buildServer({
   seed: env.SEED || undefined,
   testClock,
   fault,
   seedData,
+  throttle,
   logger: {
     level: env.LOG_LEVEL ?? 'info',
     // Signed URLs carry their signature in the query: logs show it redacted.

@@ -28,6 +28,8 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Cut off clients that take longer than this to send a whole request. */
   requestTimeoutMs?: number;
+  /** Answer `status` with Retry-After once more than `max` requests arrived within `windowMs` (THROTTLE), by real time. */
+  throttle?: { max: number; windowMs: number; status: 429 | 503 };
 }
 
 export async function buildServer(options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -63,6 +65,23 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     if (testClock && clockStart !== undefined) testClock.set(clockStart);
   });
   app.decorateRequest('token', undefined);
+
+  if (options.throttle) {
+    const { max, windowMs, status } = options.throttle;
+    const arrivals: number[] = [];
+    app.addHook('onRequest', async (_request, reply) => {
+      const now = Date.now();
+      while (arrivals.length > 0 && arrivals[0] <= now - windowMs) arrivals.shift();
+      if (arrivals.length >= max) {
+        const retryAfter = Math.max(1, Math.ceil((arrivals[0] + windowMs - now) / 1000));
+        return reply
+          .code(status)
+          .header('retry-after', String(retryAfter))
+          .send({ statusCode: status, error: status === 429 ? 'too_many_requests' : 'unavailable', message: `more than ${max} requests in ${windowMs} ms` });
+      }
+      arrivals.push(now);
+    });
+  }
 
   app.addHook('onRequest', async (request) => {
     const policy = request.routeOptions.config.version;

@@ -41,6 +41,10 @@ export const SETTINGS = {
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
   reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
+  rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target, all workers together (the platform allows 100)', default: '50' },
+  maxRetries: { env: 'MAX_RETRIES', purpose: 'retries of a 429 or 503 answer, each after its Retry-After (at most 60 s)', default: '3' },
+  productionHosts: { env: 'PRODUCTION_HOSTS', purpose: 'comma-separated hosts the suite refuses to target unless ALLOW_PRODUCTION=1', default: 'services.leadconnectorhq.com' },
+  allowProduction: { env: 'ALLOW_PRODUCTION', purpose: '1 lets the suite run against a host of PRODUCTION_HOSTS', default: '0' },
   requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', purpose: 'timeout of every request, in milliseconds', default: '30000' },
 } as const satisfies Record<string, Setting>;
 
@@ -70,6 +74,9 @@ export interface SuiteConfig {
   apiVersion: string;
   replacementPath: string;
   requestTimeoutMs: number;
+  /** Requests per 10 s to a live target, shared by all workers; none to the in-process reference server or in replay. */
+  rateLimit: number;
+  maxRetries: number;
   fixturesDir: string;
   reportsDir: string;
   /** Adds the slow project, which really waits out the one-hour window. */
@@ -106,6 +113,13 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
   if (!['replay', 'live', 'record'].includes(mode)) problems.push(`SUITE_MODE=${mode} is not one of replay, live, record`);
   const timeout = Number(raw('requestTimeoutMs'));
   if (!Number.isInteger(timeout) || timeout <= 0) problems.push(`REQUEST_TIMEOUT_MS=${raw('requestTimeoutMs')} is not a positive whole number of milliseconds`);
+  const wholeNumber = (key: 'rateLimit' | 'maxRetries', min: number) => {
+    const value = Number(raw(key));
+    if (!Number.isInteger(value) || value < min) problems.push(`${SETTINGS[key].env}=${raw(key)} is not a whole number of at least ${min}`);
+    return value;
+  };
+  const rateLimit = wholeNumber('rateLimit', 1);
+  const maxRetries = wholeNumber('maxRetries', 0);
   const replacementPath = raw('replacementPath') as string;
   if (!replacementPath.startsWith('/') || !replacementPath.includes('{agentId}')) {
     problems.push(`REPLACEMENT_EXECUTE_PATH=${replacementPath} must start with / and hold {agentId}`);
@@ -116,6 +130,8 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
     apiVersion: raw('apiVersion') as string,
     replacementPath,
     requestTimeoutMs: timeout,
+    rateLimit,
+    maxRetries,
     fixturesDir: raw('fixturesDir') as string,
     reportsDir: raw('reportsDir') as string,
     slow: raw('slow') === '1',
@@ -129,6 +145,11 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
     problems.push(...missing.map((key) => `${SETTINGS[key].env} is missing: ${SETTINGS[key].purpose}`));
     const baseUrl = raw('baseUrl');
     if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) problems.push(`BASE_URL=${baseUrl} is not an http(s) address`);
+    const production = (raw('productionHosts') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean);
+    const host = baseUrl !== undefined && URL.canParse(baseUrl) ? new URL(baseUrl).hostname.toLowerCase() : undefined;
+    if (host !== undefined && production.includes(host) && raw('allowProduction') !== '1') {
+      problems.push(`BASE_URL=${baseUrl} is a production host (PRODUCTION_HOSTS); the suite uploads files and runs agents there. Set ALLOW_PRODUCTION=1 if that is really meant`);
+    }
     if (problems.length === 0) {
       config.target = {
         baseUrl: (baseUrl as string).replace(/\/+$/, ''),

@@ -42,6 +42,8 @@ export default class ConformanceReporter implements Reporter {
   #serverTime: string | null = null;
   /** Titles of the tests that used an operation the contract marks deprecated. */
   readonly #deprecatedUses = new Set<string>();
+  /** Retries of 429 and 503 answers, each described by its test. */
+  readonly #retries: string[] = [];
   readonly #counts = { passed: 0, failed: 0, skipped: 0 };
 
   /** byProject: one report per project, `<dir>/<project>.json` (the mutation run gives each fault a project). */
@@ -58,6 +60,7 @@ export default class ConformanceReporter implements Reporter {
     const notes = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => a.description ?? ''))];
     this.#serverTime ??= notes('server-time')[0] ?? null;
     for (const operation of notes('deprecated-operation')) this.#deprecatedUses.add(`${test.title}: ${operation}`);
+    this.#retries.push(...notes('retry').map((what) => `${test.title}: ${what}`));
     this.#counts[result.status === 'passed' ? 'passed' : result.status === 'skipped' ? 'skipped' : 'failed'] += 1;
     const ruleId = notes('rule')[0];
     if (!ruleId) return;
@@ -95,6 +98,7 @@ export default class ConformanceReporter implements Reporter {
     if (this.#deprecatedUses.size > 0) {
       process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
     }
+    if (this.#retries.length > 0) process.stdout.write(`${this.#retries.length} requests were retried after 429 or 503 (the 'retry' annotations).\n`);
     // Test counts, SHOULD warnings among the failed; the verdict is the matrix above.
     process.stdout.write(`Tests: ${this.#counts.passed} passed, ${this.#counts.failed} failed, ${this.#counts.skipped} skipped\n`);
     const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));

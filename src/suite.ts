@@ -12,6 +12,7 @@ import { fixturePath, Masker, RECORD_COMMAND, type RecordedTarget, Replay, REPLA
 import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './rules.ts';
 import { ServerClock } from './server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
+import { RATE_WINDOW_MS, RateLimiter } from './politeness.ts';
 import { Transport } from './transport.ts';
 
 export { expect } from './expectations.ts';
@@ -20,6 +21,8 @@ interface WorkerFixtures {
   config: SuiteConfig;
   /** One HTTP client per worker: creating one per test costs more than the tests themselves. */
   requestContext: APIRequestContext;
+  /** This worker's share of RATE_LIMIT, for a live target; none for the in-process reference server or replay. */
+  rateLimiter: RateLimiter | undefined;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
   referenceServer: FastifyInstance | undefined;
   target: Target;
@@ -104,12 +107,26 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     { scope: 'worker' },
   ],
 
-  transport: async ({ requestContext, config, target, referenceServer }, use, testInfo) => {
+  rateLimiter: [
+    async ({ config }, use, workerInfo) => {
+      const share = Math.max(1, Math.floor(config.rateLimit / workerInfo.config.workers));
+      await use(config.target && config.mode !== 'replay' ? new RateLimiter(share, RATE_WINDOW_MS) : undefined);
+    },
+    { scope: 'worker' },
+  ],
+
+  transport: async ({ requestContext, config, target, referenceServer, rateLimiter }, use, testInfo) => {
     await referenceServer?.resetState();
     const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
     const masker = new Masker(target.baseUrl, secretsByName(target));
     const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
-    const transport = new Transport(requestContext, config.requestTimeoutMs, { record: config.mode === 'record' ? masker : undefined, replay });
+    const transport = new Transport(requestContext, config.requestTimeoutMs, {
+      record: config.mode === 'record' ? masker : undefined,
+      replay,
+      limiter: rateLimiter,
+      maxRetries: config.maxRetries,
+      onRetry: (what) => testInfo.annotations.push({ type: 'retry', description: what }),
+    });
     try {
       await use(transport);
     } finally {

@@ -1,7 +1,9 @@
 // Every request of the suite goes through here: live as it is, recorded in record mode, answered from the
 // recording in replay mode. The API client and the server clock share one transport per test.
 import type { APIRequestContext } from '@playwright/test';
+import { type RateLimiter, RETRIED_STATUSES, retryDelaySeconds, sleep } from './politeness.ts';
 import { describeForm, type Interaction, type Masker, maskBody, type Replay } from './recording.ts';
+import { redactUrl } from './redact.ts';
 
 export interface Outgoing {
   method: 'GET' | 'POST' | 'HEAD';
@@ -29,11 +31,34 @@ export class Transport {
   constructor(
     private readonly request: APIRequestContext,
     private readonly timeoutMs: number,
-    private readonly mode: { record?: Masker; replay?: Replay },
+    private readonly mode: {
+      record?: Masker;
+      replay?: Replay;
+      /** Live targets only: the worker's share of the rate limit. */
+      limiter?: RateLimiter;
+      /** Retries of a 429 or 503 answer. */
+      maxRetries?: number;
+      /** Told of every retry, so that the report shows it. */
+      onRetry?: (what: string) => void;
+    },
   ) {}
 
   async fetch(out: Outgoing): Promise<Incoming> {
-    let incoming: Incoming;
+    const maxRetries = this.mode.maxRetries ?? 0;
+    for (let attempt = 0; ; attempt++) {
+      await this.mode.limiter?.acquire();
+      const incoming = await this.#send(out);
+      if (!RETRIED_STATUSES.has(incoming.status) || attempt >= maxRetries) {
+        if (this.mode.record) await this.#record(this.mode.record, out, incoming);
+        return incoming;
+      }
+      const wait = retryDelaySeconds(incoming.headers['retry-after'], attempt);
+      this.mode.onRetry?.(`${out.method} ${redactUrl(out.url)} answered ${incoming.status}: retry ${attempt + 1} of ${maxRetries} after ${wait} s`);
+      await sleep(wait * 1000);
+    }
+  }
+
+  async #send(out: Outgoing): Promise<Incoming> {
     try {
       const response = await this.request.fetch(out.url, {
         method: out.method,
@@ -43,15 +68,13 @@ export class Transport {
         maxRedirects: out.maxRedirects,
         timeout: this.timeoutMs,
       });
-      incoming = { url: response.url(), status: response.status(), headers: response.headers(), body: await response.body() };
+      return { url: response.url(), status: response.status(), headers: response.headers(), body: await response.body() };
     } catch (error) {
       if (this.mode.replay && /Nock: No match/.test((error as Error).message)) {
         throw new ReplayMismatchError(this.mode.replay.unmatched(out.method, out.url));
       }
       throw error;
     }
-    if (this.mode.record) await this.#record(this.mode.record, out, incoming);
-    return incoming;
   }
 
   async #record(masker: Masker, out: Outgoing, incoming: Incoming): Promise<void> {

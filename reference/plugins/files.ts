@@ -108,11 +108,13 @@ function safeEqual(a: string, b: string): boolean {
 function serve(reply: FastifyReply, file: StoredFile, ctx: Context, range?: { start: number; end: number }) {
   const type = ctx.fault('file-octet-stream') ? 'application/octet-stream' : contentTypeOf(file.extension);
   const length = range ? range.end - range.start + 1 : file.size;
+  const disposition = ctx.fault('svg-inline') && file.extension === 'svg' ? 'inline' : 'attachment';
   reply
     .type(type)
     .header('content-length', length)
-    .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
-    .header('x-content-type-options', 'nosniff');
+    // A download, never a page: an uploaded SVG or HTML-like file must not run in the API's origin.
+    .header('content-disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(file.fileName)}`);
+  if (!ctx.fault('no-nosniff')) reply.header('x-content-type-options', 'nosniff');
   const stream = ctx.files.open(file, range);
   return ctx.fault('permanent-corrupt-bytes') && !file.slug ? stream.pipe(flipFirstByte()) : stream;
 }

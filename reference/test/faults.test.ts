@@ -86,6 +86,8 @@ const PROBES: Record<FaultName, Probe> = {
   },
   'cutover-early': urlPathAt('2026-11-29T09:00:00Z'),
   'file-octet-stream': async (app) => (await fetchUrl(app, await uploadedUrl(app))).headers['content-type'],
+  'svg-inline': async (app) => (await fetchUrl(app, await uploadedUrl(app, { files: [{ name: 'drawing.svg', bytes: bytesOf('svg', 64) }] }))).headers['content-disposition'],
+  'no-nosniff': async (app) => (await fetchUrl(app, await uploadedUrl(app))).headers['x-content-type-options'],
 
   'secure-wrong-path': urlPathAt('2026-11-20T12:00:00Z', secureFields),
   'secure-private-at-once': secureReadAfter(0),

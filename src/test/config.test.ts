@@ -59,7 +59,7 @@ function problemsOf(env: Record<string, string>, dotenvPath = NO_DOTENV): string
 describe('defaults', () => {
   test('nothing set: replay mode, Version v3, the contract replacement path, 30 s timeout, no target', () => {
     const config = configOf({}, NO_DOTENV);
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', slow: false });
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', slow: false, rateLimit: 50, maxRetries: 3 });
     assert.equal(config.apiVersion, 'v3');
   });
 
