@@ -48,11 +48,14 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     fault: (name) => options.fault === name,
   };
 
+  const timeout = options.requestTimeoutMs ?? 60_000;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 1024 * 1024,
-    requestTimeout: options.requestTimeoutMs ?? 60_000,
-    connectionTimeout: options.requestTimeoutMs ?? 60_000,
+    requestTimeout: timeout,
+    connectionTimeout: timeout,
+    // Node checks these limits only every 30 s and lets headers take 60 s: a client trickling bytes would outlive them.
+    http: { headersTimeout: timeout, connectionsCheckingInterval: Math.max(100, Math.floor(timeout / 4)) },
   });
   // One strict ajv for the whole project: route schemas reference `schemas/*.schema.json` by $id.
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));

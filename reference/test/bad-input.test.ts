@@ -6,11 +6,23 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, it, mock } from 'node:test';
+import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { DEPRECATED_EXECUTE_PATH, expandPath, MAX_FILE_BYTES_BINARY } from '../../src/contract.ts';
-import { FileStore } from '../file-store.ts';
-import { apiHeaders, bytesOf, execute, type Fields, multipart, server, upload, urlsIn, validFields, WORLD } from './helpers.ts';
+import {
+  apiHeaders,
+  assertRefused,
+  bytesOf,
+  execute,
+  type Fields,
+  multipart,
+  server,
+  serverWithStore,
+  upload,
+  urlsIn,
+  validFields,
+  WORLD,
+} from './helpers.ts';
 
 const UPLOAD_PATH = '/conversations/messages/upload';
 const EXECUTE_URL = expandPath(DEPRECATED_EXECUTE_PATH, { agentId: WORLD.agentId });
@@ -19,30 +31,6 @@ const MIB = 1024 * 1024;
 const MARKER = 'bad-input-evil';
 /** Bound on any wait for a socket; a test never takes longer. */
 const SOCKET_WAIT_MS = 1500;
-
-/** A server and the directory of its store, caught as the server creates it. */
-async function serverWithStore(): Promise<{ app: FastifyInstance; store: string }> {
-  const create = mock.method(FileStore, 'create');
-  try {
-    const app = await server();
-    const created = await create.mock.calls[0]?.result;
-    assert.ok(created, 'the server created no FileStore');
-    return { app, store: created.dir };
-  } finally {
-    create.mock.restore();
-  }
-}
-
-/** A refusal: 4xx, JSON, `{statusCode, error, message}` with a message that says something. */
-function assertRefused(status: number | undefined, contentType: string | undefined, body: string, expected?: number): void {
-  assert.ok(status !== undefined && status >= 400 && status < 500, `expected a 4xx, got ${status}: ${body}`);
-  if (expected !== undefined) assert.equal(status, expected, body);
-  assert.match(contentType ?? '', /^application\/json/, `content type of a ${status}`);
-  const json = JSON.parse(body) as { statusCode?: unknown; error?: unknown; message?: unknown };
-  assert.equal(json.statusCode, status);
-  assert.equal(typeof json.error, 'string');
-  assert.ok(typeof json.message === 'string' && json.message.trim() !== '', `no message in ${body}`);
-}
 
 /** The answer of an inject, or a failure naming the request that got none (a hung handler empties the event loop). */
 async function answered<T>(what: string, pending: Promise<T>): Promise<T> {

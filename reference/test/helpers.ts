@@ -1,8 +1,11 @@
 // Shared by the reference server's own tests: a server per test, and requests through inject.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mock } from 'node:test';
 import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY } from '../../src/contract.ts';
 import type { FaultName } from '../faults.ts';
+import { FileStore } from '../file-store.ts';
 import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
 import { buildServer } from '../server.ts';
 import { loadSeed } from '../world.ts';
@@ -35,6 +38,30 @@ export const WORLD = {
 
 export async function server(fault?: FaultName, start = T0): Promise<FastifyInstance> {
   return buildServer({ seed: 'reference-tests', testClock: { start: Date.parse(start) }, fault });
+}
+
+/** A server and the directory of its store, caught as `build` creates it (default: `server()`). */
+export async function serverWithStore(build: () => Promise<FastifyInstance> = () => server()): Promise<{ app: FastifyInstance; store: string }> {
+  const create = mock.method(FileStore, 'create');
+  try {
+    const app = await build();
+    const created = await create.mock.calls[0]?.result;
+    assert.ok(created, 'the server created no FileStore');
+    return { app, store: created.dir };
+  } finally {
+    create.mock.restore();
+  }
+}
+
+/** A refusal: 4xx, JSON, `{statusCode, error, message}` with a message that says something. */
+export function assertRefused(status: number | undefined, contentType: string | undefined, body: string, expected?: number): void {
+  assert.ok(status !== undefined && status >= 400 && status < 500, `expected a 4xx, got ${status}: ${body}`);
+  if (expected !== undefined) assert.equal(status, expected, body);
+  assert.match(contentType ?? '', /^application\/json/, `content type of a ${status}`);
+  const json = JSON.parse(body) as { statusCode?: unknown; error?: unknown; message?: unknown };
+  assert.equal(json.statusCode, status);
+  assert.equal(typeof json.error, 'string');
+  assert.ok(typeof json.message === 'string' && json.message.trim() !== '', `no message in ${body}`);
 }
 
 export const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
