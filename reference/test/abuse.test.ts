@@ -12,7 +12,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath } from '../../src/contract.ts';
+import { API_VERSION } from '../../src/contract.ts';
 import { buildServer } from '../server.ts';
 import {
   apiHeaders,
@@ -28,11 +28,11 @@ import {
   urlsIn,
   validFields,
   WORLD,
+  EXECUTE_URL,
+  MIB,
+  UPLOAD_PATH,
 } from './helpers.ts';
 
-const UPLOAD_PATH = '/conversations/messages/upload';
-const EXECUTE_URL = expandPath(DEPRECATED_EXECUTE_PATH, { agentId: WORLD.agentId });
-const MIB = 1024 * 1024;
 /** Every attack file name carries this, so a stray file is easy to spot. */
 const MARKER = 'abuse-evil';
 const secureFields = validFields({ isSecureAttachment: 'true' });

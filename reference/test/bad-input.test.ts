@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { DEPRECATED_EXECUTE_PATH, expandPath, MAX_FILE_BYTES_BINARY } from '../../src/contract.ts';
+import { MAX_FILE_BYTES_BINARY } from '../../src/contract.ts';
 import {
   apiHeaders,
   assertRefused,
@@ -22,11 +22,11 @@ import {
   urlsIn,
   validFields,
   WORLD,
+  EXECUTE_URL,
+  MIB,
+  UPLOAD_PATH,
 } from './helpers.ts';
 
-const UPLOAD_PATH = '/conversations/messages/upload';
-const EXECUTE_URL = expandPath(DEPRECATED_EXECUTE_PATH, { agentId: WORLD.agentId });
-const MIB = 1024 * 1024;
 /** Every attack file name carries this, so a stray file is easy to spot. */
 const MARKER = 'bad-input-evil';
 /** Bound on any wait for a socket; a test never takes longer. */

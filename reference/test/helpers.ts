@@ -10,6 +10,9 @@ import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
 import { buildServer } from '../server.ts';
 import { loadSeed } from '../world.ts';
 
+export const UPLOAD_PATH = '/conversations/messages/upload';
+export const MIB = 1024 * 1024;
+
 /** A frozen start a week before the cutover. */
 export const T0 = '2026-11-20T12:00:00.000Z';
 
@@ -35,6 +38,8 @@ export const WORLD = {
   pitToken: byEnv(seed.tokens, 'PIT_TOKEN').value,
   agencyToken: byEnv(seed.tokens, 'AGENCY_TOKEN').value,
 };
+
+export const EXECUTE_URL = expandPath(DEPRECATED_EXECUTE_PATH, { agentId: WORLD.agentId });
 
 export async function server(fault?: FaultName, start = T0): Promise<FastifyInstance> {
   return buildServer({ seed: 'reference-tests', testClock: { start: Date.parse(start) }, fault });
@@ -126,7 +131,7 @@ export function upload(app: FastifyInstance, options: UploadOptions = {}): Promi
   const { payload, contentType } = multipart(options.fields ?? validFields(), options.files ?? [{ name: 'photo.png', bytes: bytesOf('photo', 1000) }]);
   return app.inject({
     method: 'POST',
-    url: '/conversations/messages/upload',
+    url: UPLOAD_PATH,
     headers: { ...(options.headers ?? apiHeaders()), 'content-type': contentType },
     payload,
   });
