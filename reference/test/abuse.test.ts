@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +31,8 @@ import {
   EXECUTE_URL,
   MIB,
   UPLOAD_PATH,
+  rawConnection,
+  type Ended,
 } from './helpers.ts';
 
 /** Every attack file name carries this, so a stray file is easy to spot. */
@@ -255,39 +257,6 @@ describe('200 concurrent uploads over a real socket', () => {
 // ---------------------------------------------------------------------------------------------
 // 2. Slow clients.
 
-interface Ended {
-  /** From connect to close. */
-  ms: number;
-  /** What the server wrote before closing, latin1. */
-  reply: string;
-  error?: string;
-  /** We gave up and closed it ourselves. */
-  timedOut: boolean;
-}
-
-/** A raw connection and the moment it ends; closed by us after `capMs` if the server never closes it. */
-function rawConnection(port: number, capMs: number): { socket: Socket; ended: Promise<Ended>; isOpen: () => boolean } {
-  const socket = connect(port, '127.0.0.1');
-  const started = performance.now();
-  let open = true;
-  const ended = new Promise<Ended>((resolve) => {
-    const chunks: Buffer[] = [];
-    let error: string | undefined;
-    let timedOut = false;
-    const cap = setTimeout(() => {
-      timedOut = true;
-      socket.destroy();
-    }, capMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
-    socket.on('close', () => {
-      open = false;
-      clearTimeout(cap);
-      resolve({ ms: performance.now() - started, reply: Buffer.concat(chunks).toString('latin1'), error, timedOut });
-    });
-  });
-  return { socket, ended, isOpen: () => open };
-}
 
 /** Writes `text` a piece at a time every `everyMs` until the socket closes. */
 function trickle(socket: Socket, piece: (n: number) => string, everyMs: number): void {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -25,6 +25,7 @@ import {
   EXECUTE_URL,
   MIB,
   UPLOAD_PATH,
+  rawConnection,
 } from './helpers.ts';
 
 /** Every attack file name carries this, so a stray file is easy to spot. */
@@ -214,33 +215,20 @@ interface RawRequest {
 }
 
 /** Writes a POST to the upload path as raw bytes and reads the answer until the server closes. */
-function rawUpload(port: number, request: RawRequest): Promise<RawReply> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    let error: string | undefined;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      socket.destroy();
-    }, SOCKET_WAIT_MS);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
-    socket.on('close', () => {
-      clearTimeout(timer);
-      done({ ...parseReply(Buffer.concat(chunks)), error, timedOut });
-    });
-    const head = [
-      `POST ${UPLOAD_PATH} HTTP/1.1`,
-      `host: 127.0.0.1:${port}`,
-      'connection: close',
-      `content-length: ${request.contentLength ?? request.body.length}`,
-      ...Object.entries(request.headers).map(([key, value]) => `${key}: ${value}`),
-    ];
-    socket.write(`${head.join('\r\n')}\r\n\r\n`);
-    socket.write(request.body);
-    if (request.halfClose) socket.end();
-  });
+async function rawUpload(port: number, request: RawRequest): Promise<RawReply> {
+  const { socket, ended } = rawConnection(port, SOCKET_WAIT_MS);
+  const head = [
+    `POST ${UPLOAD_PATH} HTTP/1.1`,
+    `host: 127.0.0.1:${port}`,
+    'connection: close',
+    `content-length: ${request.contentLength ?? request.body.length}`,
+    ...Object.entries(request.headers).map(([key, value]) => `${key}: ${value}`),
+  ];
+  socket.write(`${head.join('\r\n')}\r\n\r\n`);
+  socket.write(request.body);
+  if (request.halfClose) socket.end();
+  const { reply, error, timedOut } = await ended;
+  return { ...parseReply(Buffer.from(reply, 'latin1')), error, timedOut };
 }
 
 function parseReply(bytes: Buffer): Pick<RawReply, 'status' | 'contentType' | 'body' | 'received'> {

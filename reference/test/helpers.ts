@@ -2,6 +2,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { mock } from 'node:test';
 import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY } from '../../src/contract.ts';
 import type { FaultName } from '../faults.ts';
@@ -180,4 +181,38 @@ export function execute(app: FastifyInstance, options: ExecuteOptions = {}): Pro
 export async function setClock(app: FastifyInstance, body: { now: string } | { advanceSeconds: number }): Promise<void> {
   const response = await app.inject({ method: 'POST', url: TEST_CLOCK_PATH, payload: body });
   if (response.statusCode !== 200) throw new Error(`test clock refused ${JSON.stringify(body)}: ${response.body}`);
+}
+
+export interface Ended {
+  /** From connect to close. */
+  ms: number;
+  /** What the server wrote before closing, latin1. */
+  reply: string;
+  error?: string;
+  /** We gave up and closed it ourselves. */
+  timedOut: boolean;
+}
+
+/** A raw connection and the moment it ends; closed by us after `capMs` if the server never closes it. */
+export function rawConnection(port: number, capMs: number): { socket: Socket; ended: Promise<Ended>; isOpen: () => boolean } {
+  const socket = connect(port, '127.0.0.1');
+  const started = performance.now();
+  let open = true;
+  const ended = new Promise<Ended>((resolve) => {
+    const chunks: Buffer[] = [];
+    let error: string | undefined;
+    let timedOut = false;
+    const cap = setTimeout(() => {
+      timedOut = true;
+      socket.destroy();
+    }, capMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    socket.on('close', () => {
+      open = false;
+      clearTimeout(cap);
+      resolve({ ms: performance.now() - started, reply: Buffer.concat(chunks).toString('latin1'), error, timedOut });
+    });
+  });
+  return { socket, ended, isOpen: () => open };
 }
