@@ -3,7 +3,7 @@
 import type { Api } from '../src/api.ts';
 import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
 import { expect, observe, requireAccepted, rule, test } from '../src/suite.ts';
-import { sha256, testFile, type TestFile } from '../src/test-files.ts';
+import { testFile, type TestFile } from '../src/test-files.ts';
 
 /** Readings of "from 30 November 2026" agree on these: before in every time zone, and after in every one. */
 const BEFORE_CUTOVER = '2026-11-29T09:00:00Z';
@@ -21,7 +21,7 @@ async function uploadOne(api: Api, file: TestFile, secure: boolean | 'unset' = '
   const reply = await api.upload(`upload ${file.name}`, { fields, files: [file] });
   requireAccepted(reply, `the upload of ${file.name}`, 'UPLOAD-ACCEPTED');
   const offered = absoluteUrls(reply.json());
-  const url = offered.length === 1 ? offered[0] : (await urlsByFile(api, reply, [file])).get(file.name);
+  const url = offered.length === 1 ? offered[0] : (await urlsByFile(api, offered, [file])).get(file.name);
   test.skip(url === undefined, `prerequisite failed: no URL of the upload could be told to be ${file.name}'s (judged by UPLOAD-URL-PER-FILE)`);
   return url as string;
 }
@@ -33,13 +33,9 @@ function requireSlug(url: string): string {
   return slug as string;
 }
 
-/** The first offered URL that serves the file's bytes anonymously, if any. */
+/** An offered URL that serves the file's bytes anonymously, if any. */
 async function servingUrl(api: Api, urls: string[], file: TestFile): Promise<string | undefined> {
-  for (const url of urls) {
-    const read = await api.anonymous(`read the offered ${url}`, url);
-    if (read.status === 200 && sha256(read.body) === file.sha256) return url;
-  }
-  return undefined;
+  return (await urlsByFile(api, urls, [file])).get(file.name);
 }
 
 /** The signed URL serving a secure file whose public hour is over; skips when no signed URL serves it. */

@@ -2,7 +2,7 @@
 // omitted fields make it invalid.
 import type { Fields } from '../src/api.ts';
 import type { Target } from '../src/config.ts';
-import { urlsByFile } from '../src/discover.ts';
+import { absoluteUrls, urlsByFile } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
 import { expect, requireAccepted, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
@@ -63,7 +63,7 @@ test.describe('upload fields', () => {
     const files = [testFile('first.txt', 200), testFile('second.pdf', 300), testFile('third.png', 400)];
     const reply = await api.upload('a valid upload of three files', { files });
     requireAccepted(reply, 'a valid upload of three files', 'UPLOAD-ACCEPTED');
-    const matched = await urlsByFile(api, reply, files);
+    const matched = await urlsByFile(api, absoluteUrls(reply.json()), files);
     for (const file of files) {
       expect.soft(matched.get(file.name), `a URL in the response serving the bytes of ${file.name}`).toBeDefined();
     }

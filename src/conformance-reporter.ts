@@ -1,6 +1,6 @@
 // Turns test results into verdicts per rule: reports/conformance.json and a matrix on the console.
 // The run fails if and only if a MUST rule failed or could not be judged for an infrastructure error.
-import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describeTarget, loadConfig } from './config.ts';
@@ -37,6 +37,8 @@ export default class ConformanceReporter implements Reporter {
   readonly #outcomes = new Map<string, Map<string, Outcome[]>>();
   readonly #outputFile: string;
   readonly #byProject: boolean;
+  /** The run's settings, read once. */
+  readonly #run: Pick<ConformanceReport, 'mode' | 'target' | 'apiVersion'>;
   /** Test time by project, in ms. */
   readonly #durations = new Map<string, number>();
   #serverTime: string | null = null;
@@ -48,11 +50,17 @@ export default class ConformanceReporter implements Reporter {
 
   /** byProject: one report per project, `<dir>/<project>.json` (the mutation run gives each fault a project). */
   constructor(options: { outputFile?: string; byProject?: boolean } = {}) {
-    this.#outputFile = options.outputFile ?? `${loadConfig().reportsDir}/conformance.json`;
+    let reportsDir = 'reports';
+    try {
+      const config = loadConfig();
+      reportsDir = config.reportsDir;
+      this.#run = { mode: config.mode, target: describeTarget(config), apiVersion: config.apiVersion };
+    } catch (error) {
+      this.#run = { mode: 'unknown', target: `unconfigured: ${(error as Error).message.split('\n')[0]}`, apiVersion: 'unknown' };
+    }
+    this.#outputFile = options.outputFile ?? `${reportsDir}/conformance.json`;
     this.#byProject = options.byProject ?? false;
   }
-
-  onBegin(_config: FullConfig): void {}
 
   onTestEnd(test: TestCase, result: TestResult): void {
     // Playwright 1.5x reports the same annotations on the test and on its result: each counts once.
@@ -107,17 +115,6 @@ export default class ConformanceReporter implements Reporter {
   }
 
   #report(project: string): ConformanceReport {
-    let mode = 'unknown';
-    let target = 'unknown';
-    let apiVersion = 'unknown';
-    try {
-      const config = loadConfig();
-      mode = config.mode;
-      apiVersion = config.apiVersion;
-      target = describeTarget(config);
-    } catch (error) {
-      target = `unconfigured: ${(error as Error).message.split('\n')[0]}`;
-    }
     const rules = RULES.map((rule): RuleResult => {
       const outcomes = this.#outcomes.get(project)?.get(rule.id) ?? [];
       const pick = (v: Verdict) => outcomes.filter((o) => o.verdict === v);
@@ -135,7 +132,7 @@ export default class ConformanceReporter implements Reporter {
         detail: outcomes.length === 0 ? 'no test of this rule ran' : [...new Set(details)].join('\n'),
       };
     });
-    return { mode, target, apiVersion, serverTime: this.#serverTime, rules };
+    return { ...this.#run, serverTime: this.#serverTime, rules };
   }
 }
 

@@ -36,13 +36,13 @@ export function slugOf(url: string): string | undefined {
 }
 
 /**
- * Which offered URL serves which uploaded file: each URL is read anonymously and matched by SHA-256.
- * Only usable while the URLs are public (non-secure, or secure within the hour).
+ * Which URL serves which file: each URL is read anonymously and matched by SHA-256. For upload URLs, only
+ * usable while they are public (non-secure, or secure within the hour).
  */
-export async function urlsByFile(api: Api, reply: Reply, files: readonly TestFile[]): Promise<Map<string, string>> {
+export async function urlsByFile(api: Api, urls: readonly string[], files: readonly TestFile[]): Promise<Map<string, string>> {
   const byDigest = new Map(files.map((file) => [file.sha256, file.name]));
   const matched = new Map<string, string>();
-  for (const url of absoluteUrls(reply.json())) {
+  for (const url of urls) {
     const read = await api.anonymous(`read ${url} to match it to a file`, url);
     const name = read.status === 200 ? byDigest.get(sha256(read.body)) : undefined;
     if (name !== undefined && !matched.has(name)) matched.set(name, url);

@@ -25,7 +25,7 @@ import {
   setClock,
   T0,
   upload,
-  urlsIn,
+  absoluteUrls,
   validFields,
   WORLD,
   EXECUTE_URL,
@@ -148,7 +148,7 @@ async function assertUploadWorks(port: number, name = 'still-ok.png'): Promise<v
   try {
     const reply = await uploadOver(port, agent, validFields(), name, bytesOf(name, 1000));
     assert.equal(reply.status, 200, reply.body.toString());
-    assert.equal(urlsIn(JSON.parse(reply.body.toString())).length, 1);
+    assert.equal(absoluteUrls(JSON.parse(reply.body.toString())).length, 1);
   } finally {
     agent.destroy();
   }
@@ -654,7 +654,7 @@ describe('authorization matrix of attachments', () => {
         });
         const response = await upload(app, { fields, files: [{ name: spec.name, bytes }], headers: apiHeaders(foreign ? WORLD.agencyToken : WORLD.accessToken) });
         assert.equal(response.statusCode, 200, `${spec.name}: ${response.body}`);
-        const [url] = urlsIn(response.json());
+        const [url] = absoluteUrls(response.json());
         let id: string;
         if (spec.secure) {
           // The asset id of a secure file, to try it on the permanent path too.

@@ -19,7 +19,7 @@ import {
   server,
   serverWithStore,
   upload,
-  urlsIn,
+  absoluteUrls,
   validFields,
   WORLD,
   EXECUTE_URL,
@@ -54,7 +54,7 @@ async function assertStoreEmpty(store: string): Promise<void> {
 async function assertStillServes(app: FastifyInstance): Promise<void> {
   const response = await upload(app);
   assert.equal(response.statusCode, 200, response.body);
-  assert.equal(urlsIn(response.json()).length, 1);
+  assert.equal(absoluteUrls(response.json()).length, 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ const bodyWith = (name: string, size: number) => multipart(validFields(), [{ nam
 async function assertStillServesOverSocket(app: FastifyInstance, port: number): Promise<void> {
   const reply = await rawUpload(port, { headers: multipartHeaders, body: bodyWith('after.png', 1000) });
   assert.equal(reply.status, 200, reply.body);
-  assert.equal(urlsIn(JSON.parse(reply.body)).length, 1);
+  assert.equal(absoluteUrls(JSON.parse(reply.body)).length, 1);
   await assertStillServes(app);
 }
 
@@ -329,7 +329,7 @@ describe('well-formed bodies next to the malformed ones are still accepted', () 
     try {
       const reply = await rawUpload(port, { headers: multipartHeaders, body: fileFirst(secureFields, 64 * 1024) });
       assert.equal(reply.status, 200, reply.body);
-      const [url] = urlsIn(JSON.parse(reply.body));
+      const [url] = absoluteUrls(JSON.parse(reply.body));
       assert.match(url ?? '', /\/files\/d\//);
     } finally {
       await app.close();

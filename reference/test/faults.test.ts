@@ -18,7 +18,7 @@ import {
   sha256,
   upload,
   uploadedUrl,
-  urlsIn,
+  absoluteUrls,
   validFields,
   WORLD,
 } from './helpers.ts';
@@ -47,7 +47,7 @@ async function signedUrl(app: FastifyInstance): Promise<{ url: string; slug: str
   const secure = await uploadedUrl(app, { fields: secureFields });
   const slug = secure.split('/').pop()!;
   const response = await fetchUrl(app, secure, apiHeaders(WORLD.filesToken));
-  return { url: urlsIn(response.json())[0], slug };
+  return { url: absoluteUrls(response.json())[0], slug };
 }
 
 const signedStatus = (token: string, slug?: string): Probe => async (app) => {
@@ -75,7 +75,7 @@ const PROBES: Record<FaultName, Probe> = {
   'upload-no-file-accepted': uploadStatus({ files: [] }),
   'upload-text-response': async (app) => (await upload(app)).headers['content-type'],
   'upload-renamed-field': async (app) => Object.keys((await upload(app)).json()),
-  'upload-missing-url': async (app) => urlsIn((await upload(app, { files: files(2) })).json()).length,
+  'upload-missing-url': async (app) => absoluteUrls((await upload(app, { files: files(2) })).json()).length,
 
   'permanent-corrupt-bytes': async (app) => sha256((await fetchUrl(app, await uploadedUrl(app))).rawPayload),
   'permanent-requires-version': async (app) => (await fetchUrl(app, await uploadedUrl(app))).statusCode,

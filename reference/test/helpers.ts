@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { mock } from 'node:test';
+import { absoluteUrls } from '../../src/discover.ts';
+import { sha256 } from '../../src/test-files.ts';
 import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY } from '../../src/contract.ts';
 import type { FaultName } from '../faults.ts';
 import { FileStore } from '../file-store.ts';
@@ -70,7 +72,7 @@ export function assertRefused(status: number | undefined, contentType: string | 
   assert.ok(typeof json.message === 'string' && json.message.trim() !== '', `no message in ${body}`);
 }
 
-export const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+export { absoluteUrls, sha256 };
 
 /** Deterministic bytes of a given size, different per name. */
 export function bytesOf(name: string, size: number): Buffer {
@@ -138,18 +140,11 @@ export function upload(app: FastifyInstance, options: UploadOptions = {}): Promi
   });
 }
 
-/** Every absolute URL at any depth of a JSON value. */
-export function urlsIn(value: unknown): string[] {
-  if (typeof value === 'string') return /^https?:\/\//.test(value) ? [value] : [];
-  if (Array.isArray(value)) return value.flatMap(urlsIn);
-  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(urlsIn);
-  return [];
-}
 
 /** Uploads one file and answers its URL. */
 export async function uploadedUrl(app: FastifyInstance, options: UploadOptions = {}): Promise<string> {
   const response = await upload(app, options);
-  const [url] = urlsIn(response.json());
+  const [url] = absoluteUrls(response.json());
   if (!url) throw new Error(`upload gave no URL: ${response.statusCode} ${response.body}`);
   return url;
 }

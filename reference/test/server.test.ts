@@ -18,7 +18,7 @@ import {
   T0,
   upload,
   uploadedUrl,
-  urlsIn,
+  absoluteUrls,
   validFields,
   WORLD,
 } from './helpers.ts';
@@ -253,7 +253,7 @@ describe('clock and determinism', () => {
       const app = await server();
       try {
         const bodies = [(await upload(app, { fields: secureFields })).body];
-        const url = urlsIn(JSON.parse(bodies[0]))[0];
+        const url = absoluteUrls(JSON.parse(bodies[0]))[0];
         bodies.push((await fetchUrl(app, url, apiHeaders(WORLD.filesToken))).body, (await execute(app)).body);
         return bodies;
       } finally {
