@@ -47,9 +47,12 @@ export class FileStore {
         done(null, chunk);
       },
     });
+    const sink = createWriteStream(path, { flags: 'wx' });
     try {
-      await pipeline(source, tap, createWriteStream(path, { flags: 'wx' }));
+      await pipeline(source, tap, sink);
     } catch (error) {
+      // pipeline can reject before the sink has even opened its file; removed earlier, the open would recreate it.
+      if (!sink.closed) await new Promise<void>((closed) => sink.once('close', () => closed()));
       await rm(path, { force: true });
       throw error;
     }
