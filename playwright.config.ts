@@ -1,12 +1,11 @@
 import { defineConfig } from '@playwright/test';
-import { describeTarget, loadConfig } from './src/config.ts';
+import { describeTarget, suiteConfig } from './src/config.ts';
 import type { TimeTravelMode } from './src/time-travel.ts';
 
-const config = loadConfig();
-// A target's own test clock is shared by everything that talks to it: while a test moves it, no other test may run.
-// The reference server runs one per worker and replay has no clock, so they keep both workers.
-const sharedClock = config.target?.testClockUrl !== undefined;
-const mutationFaults = process.env.MUTATION_FAULTS?.split(',').filter(Boolean);
+const config = suiteConfig();
+// A given target's own test clock is shared by everything that talks to it: while a test moves it, no other test
+// may run. The reference server runs one per worker and replay has no clock, so they keep both workers.
+const sharedClock = config.mode !== 'replay' && config.target?.testClockUrl !== undefined;
 
 export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | undefined }>({
   testDir: 'specs',
@@ -17,10 +16,10 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
   retries: 0,
   workers: sharedClock ? 1 : 2,
   timeout: 60_000,
-  reporter: mutationFaults
+  reporter: config.mutation
     ? [['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json`, byProject: true }]]
     : [
-    [process.env.CI ? 'dot' : 'list'],
+    [config.ci ? 'dot' : 'list'],
     ['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }],
     ['html', { outputFolder: `${config.reportsDir}/html`, open: 'never' }],
     ['junit', { outputFile: `${config.reportsDir}/junit.xml` }],
@@ -41,11 +40,11 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
       },
     ],
   ],
-  projects: mutationFaults
+  projects: config.mutation
     ? // npm run mutation: one project per fault (and the baseline), so that one runner serves them all.
-      mutationFaults.map((name) => ({ name, fullyParallel: false, use: { fault: name === 'baseline' ? undefined : name } }))
+      config.mutation.projects.map((name) => ({ name, fullyParallel: false, use: { fault: name === 'baseline' ? undefined : name } }))
     : [
-        { name: 'conformance' },
+        { name: 'conformance', use: { fault: config.reference?.fault } },
         ...(config.slow
           ? [{ name: 'slow', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false, timeout: 3 * 3600_000, use: { timeTravel: 'wait' as const } }]
           : []),

@@ -1,52 +1,35 @@
 // Entry point: `npm run serve`. Listens on 127.0.0.1 and prints the variables that point the suite here.
+import { atAddress, environmentOf, worldOf } from '../src/config.ts';
 import { redactUrl } from '../src/redact.ts';
-import { parseFault } from './faults.ts';
-import { referenceEnvironment } from './environment.ts';
+import { loadServerConfig, type ServerConfig } from './config.ts';
+import { TEST_CLOCK_PATH } from './plugins/test-clock.ts';
 import { buildServer } from './server.ts';
-import { loadSeed } from './world.ts';
 
-const env = process.env;
-const port = Number(env.PORT ?? 4010);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT=${env.PORT} is not a port number (the reference server's listening port, default 4010)`);
-  process.exit(2);
-}
-
-let fault;
+let config: ServerConfig;
 try {
-  fault = parseFault(env.FAULT);
+  config = loadServerConfig();
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
 }
-const testClock = env.TEST_CLOCK === '1';
-// THROTTLE=<max>/<seconds>[/<429|503>]: answer with Retry-After past that many requests in that window.
-const throttleMatch = /^(\d+)\/(\d+(?:\.\d+)?)(?:\/(429|503))?$/.exec(env.THROTTLE ?? '');
-if (env.THROTTLE && !throttleMatch) {
-  console.error(`THROTTLE=${env.THROTTLE} is not <max>/<seconds>[/429|503] (answer with Retry-After past that many requests)`);
-  process.exit(2);
-}
-const throttle = throttleMatch
-  ? { max: Number(throttleMatch[1]), windowMs: Number(throttleMatch[2]) * 1000, status: Number(throttleMatch[3] ?? 429) as 429 | 503 }
-  : undefined;
-const seedData = loadSeed(env.SEED_FILE || undefined);
 const app = await buildServer({
-  seed: env.SEED || undefined,
-  testClock,
-  fault,
-  seedData,
-  throttle,
+  seed: config.seed,
+  testClock: config.testClock,
+  fault: config.fault,
+  seedData: config.seedData,
+  throttle: config.throttle,
   logger: {
-    level: env.LOG_LEVEL ?? 'info',
+    level: config.logLevel,
     // Signed URLs carry their signature in the query: logs show it redacted.
     serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }) },
   },
 });
-const address = await app.listen({ host: '127.0.0.1', port });
+const address = await app.listen({ host: '127.0.0.1', port: config.port });
 
-const lines = referenceEnvironment(seedData, address, testClock).map(([name, value]) => `${name}=${value}`);
+const target = atAddress(worldOf(config.seedData), address, config.testClock ? TEST_CLOCK_PATH : undefined);
+const lines = environmentOf(target).map(([name, value]) => `${name}=${value}`);
 process.stdout.write(
-  `# Reference server on ${address} (seed ${env.SEED ?? 'random'}, test clock ${testClock ? 'on' : 'off'}, fault ${fault ?? 'none'}).\n` +
+  `# Reference server on ${address} (seed ${config.seed ?? 'random'}, test clock ${config.testClock ? 'on' : 'off'}, fault ${config.fault ?? 'none'}).\n` +
     `# These are the simulator's own local credentials. Point the suite here with:\n${lines.join('\n')}\n`,
 );
 

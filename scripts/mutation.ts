@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { faultCatalogue, type Fault } from '../reference/faults.ts';
+import { mutationConfig, SETTINGS } from '../src/config.ts';
 import type { ConformanceReport } from '../src/conformance-reporter.ts';
 import type { Level } from '../src/rules.ts';
 
@@ -39,9 +40,11 @@ function runProjects(names: string[], workers: number): Promise<Map<string, Run>
   const reportsDir = join(OUT, names.length === 1 ? names[0] : 'faults');
   rmSync(reportsDir, { recursive: true, force: true });
   return new Promise((resolve, reject) => {
+    // Its own explicit configuration: nothing of the environment or a developer's .env (a FAULT, a SEED_FILE) takes part.
+    const config = mutationConfig(reportsDir, names);
     const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', `--workers=${workers}`], {
       cwd: ROOT,
-      env: { ...process.env, SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: '', MUTATION_FAULTS: names.join(','), REPORTS_DIR: reportsDir },
+      env: { ...process.env, [SETTINGS.explicit.env]: JSON.stringify(config) },
       stdio: 'ignore',
     });
     child.on('error', reject);

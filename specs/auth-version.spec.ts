@@ -18,21 +18,21 @@ interface Operation {
 const upload: Operation = {
   name: 'an upload',
   needsToken: true,
-  validToken: (target) => target.accessToken,
+  validToken: (target) => target.tokens.access,
   send: (api, auth, headers) => api.upload('upload with the credential under test', { files: [testFile('auth.txt', 300)], auth, headers }),
 };
 
 const executeDeprecated: Operation = {
   name: 'a deprecated execute',
   needsToken: true,
-  validToken: (target) => target.accessToken,
+  validToken: (target) => target.tokens.access,
   send: (api, auth, headers) => api.execute('deprecated execute with the credential under test', { path: 'deprecated', auth, headers }),
 };
 
 const executeReplacement: Operation = {
   name: 'a replacement execute',
   needsToken: true,
-  validToken: (target) => target.accessToken,
+  validToken: (target) => target.tokens.access,
   send: (api, auth, headers) => api.execute('replacement execute with the credential under test', { path: 'replacement', auth, headers }),
 };
 
@@ -41,7 +41,7 @@ const signedUrl: Operation = {
   // Within the hour the same URL is public to a request without a token (§4.1 rule 4); after it, anonymous
   // reads are judged by SECURE-PRIVATE-AFTER, which moves the clock.
   needsToken: false,
-  validToken: (target) => target.filesReadonlyToken,
+  validToken: (target) => target.tokens.filesReadonly,
   async send(api, auth) {
     const secure = await api.upload('a secure upload with the access token, for its slug', {
       fields: api.uploadFields({ isSecureAttachment: 'true' }),
@@ -90,7 +90,7 @@ test.describe('authentication', () => {
 
   for (const operation of [upload, executeDeprecated, executeReplacement]) {
     test(...rule('AUTH-PIT', `the answer to ${operation.name} with a private integration token is observed`), async ({ api, target }) => {
-      test.skip(target.pitToken === undefined, 'PIT_TOKEN is not set');
+      test.skip(target.tokens.pit === undefined, 'PIT_TOKEN is not set');
       const reply = await operation.send(api, 'pit');
       observe(`${operation.name} with a PIT: ${outcome(reply)}`);
     });

@@ -1,6 +1,8 @@
-// Secure attachments, permanent URLs and the dated change: every check here depends on the server's
-// clock, so this file runs in the clock project, one test at a time, after the others.
+// Secure attachments, permanent URLs and the dated change: every check here depends on the server's clock. With a
+// test clock a test moves it (the clock fixture puts it back); without one, a check that needs time to pass skips
+// with the reason, unless the opt-in slow project (SUITE_SLOW=1) really waits.
 import type { Api } from '../src/api.ts';
+import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR } from '../src/contract.ts';
 import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
 import { expect, observe, requireAccepted, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/test-files.ts';
@@ -9,8 +11,8 @@ import { testFile, type TestFile } from '../src/test-files.ts';
 const BEFORE_CUTOVER = '2026-11-29T09:00:00Z';
 const AFTER_CUTOVER = '2026-11-30T12:00:00Z';
 /** Margins around the end of the one-hour window: wide enough for a server whose clock runs, narrow enough to see a minute off. */
-const JUST_BEFORE_THE_HOUR = 3600 - 30;
-const PAST_THE_HOUR = 30;
+const JUST_BEFORE_THE_HOUR = HOUR - 30;
+const PAST_THE_HOUR = HOUR + 30;
 
 /**
  * Uploads one file and answers its URL: the only URL offered, else the one serving its bytes.
@@ -63,14 +65,14 @@ test.describe('secure attachment lifecycle', () => {
   test(...rule('SECURE-PRIVATE-AFTER', 'a secure URL refuses anonymous reads after the hour'), async ({ api, travel }) => {
     const file = testFile('secure-after.pdf');
     const url = await uploadOne(api, file, true);
-    await travel.pass(3600 + PAST_THE_HOUR);
-    expect(await api.anonymous(`read ${3600 + PAST_THE_HOUR} s after the upload`, url)).toWithholdBytesOf(file);
+    await travel.pass(PAST_THE_HOUR);
+    expect(await api.anonymous(`read ${PAST_THE_HOUR} s after the upload`, url)).toWithholdBytesOf(file);
   });
 
   test(...rule('SECURE-SIGNED-URL', 'a files.readonly token gets a signed URL serving the exact bytes'), async ({ api, travel }) => {
     const file = testFile('secure-signed.docx');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(3600 + PAST_THE_HOUR);
+    await travel.pass(PAST_THE_HOUR);
     const reply = await api.signedUrlFor('ask for a signed URL with files.readonly', slug, 'filesReadonly');
     expect(reply.status, `GET /files/d/{slug} with files.readonly answered ${reply.status}`).toBeLessThan(400);
     const signed = await servingUrl(api, offeredUrls(reply), file);
@@ -80,7 +82,7 @@ test.describe('secure attachment lifecycle', () => {
   test(...rule('SECURE-SCOPE-REQUIRED', 'a token lacking files.readonly gets no signed URL'), async ({ api, travel }) => {
     const file = testFile('secure-scope.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(3600 + PAST_THE_HOUR);
+    await travel.pass(PAST_THE_HOUR);
     const reply = await api.signedUrlFor('ask for a signed URL without files.readonly', slug, 'noFilesScope');
     expect(reply).toBeRefusal();
   });
@@ -92,9 +94,9 @@ test.describe('secure attachment lifecycle', () => {
   test(...rule('SECURE-SIGNED-EXPIRES', 'a signed URL stops serving within the hour'), async ({ api, travel }) => {
     const file = testFile('signed-expiry.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(3600 + PAST_THE_HOUR);
+    await travel.pass(PAST_THE_HOUR);
     const signed = await signedAfterTheHour(api, slug, file);
-    await travel.pass(3600);
+    await travel.pass(HOUR);
     expect(await api.anonymous('read the signed URL an hour later', signed)).toWithholdBytesOf(file);
   });
 
@@ -103,7 +105,7 @@ test.describe('secure attachment lifecycle', () => {
     const other = testFile('signed-other.pdf');
     const slug = requireSlug(await uploadOne(api, mine, true));
     const otherSlug = requireSlug(await uploadOne(api, other, true));
-    await travel.pass(3600 + PAST_THE_HOUR);
+    await travel.pass(PAST_THE_HOUR);
     const signed = await signedAfterTheHour(api, slug, mine);
     test.skip(!signed.includes(slug), 'the signed URL does not name its slug, so it cannot be pointed at another one');
     const swapped = signed.split(slug).join(otherSlug);
@@ -113,7 +115,7 @@ test.describe('secure attachment lifecycle', () => {
   test(...rule('SECURE-SIGNED-TAMPER', 'a tampered signed URL is refused'), async ({ api, travel }) => {
     const file = testFile('signed-tamper.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(3600 + PAST_THE_HOUR);
+    await travel.pass(PAST_THE_HOUR);
     const tampered = tamper(await signedAfterTheHour(api, slug, file));
     test.skip(tampered === undefined, 'the signed URL has no query parameter to alter');
     expect(await api.anonymous('the signed URL with its longest parameter altered', tampered as string)).toWithholdBytesOf(file);
@@ -144,7 +146,7 @@ test.describe('permanent URLs before the change of 30 November 2026', () => {
     await travel.ensureRegime('before', BEFORE_CUTOVER);
     const file = testFile('permanent-lasts.txt');
     const url = await uploadOne(api, file, false);
-    await travel.pass(3600 + PAST_THE_HOUR);
+    await travel.pass(PAST_THE_HOUR);
     expect(await api.anonymous('read after the hour', url)).toServeBytesOf(file);
   });
 
@@ -169,7 +171,7 @@ test.describe('the change of 30 November 2026', () => {
       const file = testFile(`cutover-${String(flag)}.pdf`);
       const url = await uploadOne(api, file, flag);
       expect.soft(url).toBeSecureAttachmentUrl();
-      await travel.pass(3600 + PAST_THE_HOUR);
+      await travel.pass(PAST_THE_HOUR);
       expect.soft(await api.anonymous('read after the hour', url)).toWithholdBytesOf(file);
     });
   }

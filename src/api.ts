@@ -1,15 +1,15 @@
 // The one HTTP client of the suite: every request carries Version, every exchange lands in the
 // evidence (redacted), every failure to reach the server is an infrastructure error, not a verdict.
-import { test } from '@playwright/test';
-import type { SuiteConfig, Target } from './config.ts';
-import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY } from './contract.ts';
+// It reports what the test report should show through callbacks; it knows nothing of the test runner.
+import type { Credential, SuiteConfig, Target } from './config.ts';
+import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, SECURE_PATH_PREFIX, UPLOAD_PATH } from './contract.ts';
 import type { Evidence } from './evidence.ts';
 import { isDeprecated } from './openapi.ts';
 import type { TestFile } from './test-files.ts';
 import { ReplayMismatchError, type Transport } from './transport.ts';
 
-/** Which credential a request sends: a token of the configuration by name, none, or a literal header value. */
-export type Auth = 'access' | 'filesReadonly' | 'noFilesScope' | 'pit' | 'none' | { header: string };
+/** Which credential a request sends: a token of the configuration by its setting key, none, or a literal header value. */
+export type Auth = Credential | 'none' | { header: string };
 
 /** A response read whole, so tests can judge it after the request context is gone. */
 export interface Reply {
@@ -48,12 +48,18 @@ export interface ExecuteRequest {
   headers?: Record<string, string | null>;
 }
 
+export interface ApiEvents {
+  /** A request to an operation the contract marks deprecated. */
+  onDeprecatedOperation(what: string): void;
+}
+
 export class Api {
   constructor(
     private readonly transport: Transport,
     readonly target: Target,
     private readonly config: SuiteConfig,
     readonly evidence: Evidence,
+    private readonly events: ApiEvents,
   ) {}
 
   /** The form fields of a valid upload to the configured email conversation. */
@@ -75,7 +81,7 @@ export class Api {
     }
     for (const file of request.files ?? []) form.append(FILE_FORM_KEY, new Blob([file.bytes]), file.name);
     const summary = { fields, files: (request.files ?? []).map((f) => ({ name: f.name, size: f.bytes.length, sha256: f.sha256 })) };
-    return this.send(label, 'POST', '/conversations/messages/upload', {
+    return this.send(label, 'POST', UPLOAD_PATH, {
       headers: this.headers(request.auth ?? 'access', request.headers),
       multipart: form,
       summary,
@@ -84,9 +90,7 @@ export class Api {
 
   async execute(label: string, request: ExecuteRequest = {}): Promise<Reply> {
     const template = request.path === 'replacement' ? this.config.replacementPath : DEPRECATED_EXECUTE_PATH;
-    if (isDeprecated('post', template)) {
-      test.info().annotations.push({ type: 'deprecated-operation', description: `POST ${template} (deprecated, §4.3 rule 4)` });
-    }
+    if (isDeprecated('post', template)) this.events.onDeprecatedOperation(`POST ${template} (deprecated, §4.3 rule 4)`);
     const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
     const body = request.body ?? { message: 'Hello from the conformance suite', locationId: this.target.locationId };
     return this.send(label, 'POST', expandPath(template, { agentId: request.agentId ?? this.target.agentId }) + query, {
@@ -98,17 +102,12 @@ export class Api {
 
   /** §4.2: GET /files/d/{slug} with a token. Redirects are not followed, so a Location answer stays visible. */
   async signedUrlFor(label: string, slug: string, auth: Auth): Promise<Reply> {
-    return this.send(label, 'GET', `/files/d/${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0 });
+    return this.send(label, 'GET', `${SECURE_PATH_PREFIX}${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0 });
   }
 
   /** An anonymous GET of an absolute URL: no token, no Version, nothing but what any HTTP client sends. */
   async anonymous(label: string, url: string): Promise<Reply> {
     return this.send(label, 'GET', url, { headers: {} });
-  }
-
-  /** A GET of any path or URL with the API headers of a credential. */
-  async get(label: string, url: string, auth: Auth, headers?: Record<string, string | null>): Promise<Reply> {
-    return this.send(label, 'GET', url, { headers: this.headers(auth, headers) });
   }
 
   /** Version, then Authorization for the credential; `null` in extra removes a header. */
@@ -158,7 +157,7 @@ export class Api {
 function authorization(auth: Auth, target: Target): Record<string, string> {
   if (auth === 'none') return {};
   if (typeof auth === 'object') return { authorization: auth.header };
-  const token = { access: target.accessToken, filesReadonly: target.filesReadonlyToken, noFilesScope: target.noFilesScopeToken, pit: target.pitToken }[auth];
+  const token = target.tokens[auth];
   if (token === undefined) throw new Error(`no token configured for ${auth}`);
   return { authorization: `Bearer ${token}` };
 }

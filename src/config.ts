@@ -1,7 +1,10 @@
-// The suite's one configuration object: read once (environment, then .env), validated, passed down
-// as a fixture. Spec files never read process.env.
+// The suite's one configuration object: read once per process (environment, then .env), validated, resolved with
+// its target (given by the environment, recorded in the fixtures, or the reference server's world), frozen, and
+// passed down as a fixture. Only this module and reference/config.ts read process.env.
 import { config as loadDotenv } from 'dotenv';
+import { loadSeed, type SeedData } from '../reference/world.ts';
 import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from './contract.ts';
+import { BASE_PLACEHOLDER, readRecordedTarget, REPLAY_BASE_URL } from './recording.ts';
 
 export type Mode = 'replay' | 'live' | 'record';
 
@@ -13,31 +16,38 @@ interface Setting {
   default?: string;
   /** Required when the suite talks to a target it did not start itself. */
   requiredForTarget?: boolean;
-  /** A credential: never printed, redacted wherever it could appear. */
+  /** A credential of the target: never printed, redacted wherever it could appear, recorded by its variable name. */
   secret?: boolean;
+  /** An identifier of the target's world: not secret, so recordings keep it. */
+  targetId?: boolean;
 }
 
+/**
+ * Every setting, in the order of the README's table. A credential or an identifier of the target is one row here
+ * (`secret` or `targetId`): the target's type, validation, redaction, recordings, replay, the reference world and
+ * the block `npm run serve` prints all follow from it (the reference seed names its value by the same `env`).
+ */
 export const SETTINGS = {
   mode: { env: 'SUITE_MODE', purpose: 'replay (recorded fixtures, no network), live, or record', default: 'replay' },
+  baseUrl: { env: 'BASE_URL', purpose: 'base address of the API', requiredForTarget: true },
+  apiVersion: { env: 'API_VERSION', purpose: 'value of the Version header', default: API_VERSION },
+  locationId: { env: 'LOCATION_ID', purpose: 'the sub-account used for uploads and executions', requiredForTarget: true, targetId: true },
+  conversationId: { env: 'CONVERSATION_ID', purpose: 'an email-channel conversation in LOCATION_ID', requiredForTarget: true, targetId: true },
+  contactId: { env: 'CONTACT_ID', purpose: 'a contact in LOCATION_ID', requiredForTarget: true, targetId: true },
+  agentId: { env: 'AGENT_ID', purpose: 'an active agent of LOCATION_ID', requiredForTarget: true, targetId: true },
+  inactiveAgentId: { env: 'INACTIVE_AGENT_ID', purpose: 'optional: an agent of LOCATION_ID that is not active', targetId: true },
+  foreignLocationId: { env: 'FOREIGN_LOCATION_ID', purpose: 'optional: a location AGENT_ID does not belong to', targetId: true },
+  access: { env: 'ACCESS_TOKEN', purpose: 'OAuth Sub-Account token that may upload and execute, without files.readonly', requiredForTarget: true, secret: true },
+  pit: { env: 'PIT_TOKEN', purpose: 'optional: a private integration token', secret: true },
+  filesReadonly: { env: 'FILES_READONLY_TOKEN', purpose: 'a token holding files.readonly', requiredForTarget: true, secret: true },
+  noFilesScope: { env: 'NO_FILES_SCOPE_TOKEN', purpose: 'a valid token lacking files.readonly', requiredForTarget: true, secret: true },
+  testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
   seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
   seedFile: { env: 'SEED_FILE', purpose: 'with REFERENCE_SERVER=1: the reference world, its tokens among it (default reference/seed.json)' },
   referenceClockStart: { env: 'REFERENCE_CLOCK_START', purpose: "with REFERENCE_SERVER=1: the instant its test clock starts at (ISO-8601); default: this machine's now" },
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
-  baseUrl: { env: 'BASE_URL', purpose: 'base address of the API', requiredForTarget: true },
-  apiVersion: { env: 'API_VERSION', purpose: 'value of the Version header', default: API_VERSION },
-  locationId: { env: 'LOCATION_ID', purpose: 'the sub-account used for uploads and executions', requiredForTarget: true },
-  conversationId: { env: 'CONVERSATION_ID', purpose: 'an email-channel conversation in LOCATION_ID', requiredForTarget: true },
-  contactId: { env: 'CONTACT_ID', purpose: 'a contact in LOCATION_ID', requiredForTarget: true },
-  agentId: { env: 'AGENT_ID', purpose: 'an active agent of LOCATION_ID', requiredForTarget: true },
-  inactiveAgentId: { env: 'INACTIVE_AGENT_ID', purpose: 'optional: an agent of LOCATION_ID that is not active' },
-  foreignLocationId: { env: 'FOREIGN_LOCATION_ID', purpose: 'optional: a location AGENT_ID does not belong to' },
-  accessToken: { env: 'ACCESS_TOKEN', purpose: 'OAuth Sub-Account token that may upload and execute, without files.readonly', requiredForTarget: true, secret: true },
-  pitToken: { env: 'PIT_TOKEN', purpose: 'optional: a private integration token', secret: true },
-  filesReadonlyToken: { env: 'FILES_READONLY_TOKEN', purpose: 'a token holding files.readonly', requiredForTarget: true, secret: true },
-  noFilesScopeToken: { env: 'NO_FILES_SCOPE_TOKEN', purpose: 'a valid token lacking files.readonly', requiredForTarget: true, secret: true },
-  testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
   reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
@@ -46,45 +56,59 @@ export const SETTINGS = {
   productionHosts: { env: 'PRODUCTION_HOSTS', purpose: 'comma-separated hosts the suite refuses to target unless ALLOW_PRODUCTION=1', default: 'services.leadconnectorhq.com' },
   allowProduction: { env: 'ALLOW_PRODUCTION', purpose: '1 lets the suite run against a host of PRODUCTION_HOSTS', default: '0' },
   requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', purpose: 'timeout of every request, in milliseconds', default: '30000' },
+  ci: { env: 'CI', purpose: 'set by CI systems: the console shows a dot per test instead of a line' },
+  explicit: { env: 'SUITE_CONFIG', purpose: 'a whole configuration as JSON (npm run mutation writes one); when set, nothing else is read' },
 } as const satisfies Record<string, Setting>;
 
 type Key = keyof typeof SETTINGS;
+type KeysMarked<Flag extends 'secret' | 'targetId'> = { [K in Key]: (typeof SETTINGS)[K] extends Record<Flag, true> ? K : never }[Key];
+/** A value the target must have is a string; an optional one may be absent. */
+type ValueOf<K extends Key> = (typeof SETTINGS)[K] extends { requiredForTarget: true } ? string : string | undefined;
 
-/** The target's identifiers: not secret, so recordings keep them. */
-export const TARGET_IDS = ['locationId', 'conversationId', 'contactId', 'agentId', 'inactiveAgentId', 'foreignLocationId'] as const;
+/** The credentials of a target by setting key (`access`, `filesReadonly`, …): what a request may authenticate with. */
+export type Credential = KeysMarked<'secret'>;
+export type TargetId = KeysMarked<'targetId'>;
 
-/** The values that name the target's resources and credentials. */
-export interface Target {
-  baseUrl: string;
-  locationId: string;
-  conversationId: string;
-  contactId: string;
-  agentId: string;
-  inactiveAgentId?: string;
-  foreignLocationId?: string;
-  accessToken: string;
-  pitToken?: string;
-  filesReadonlyToken: string;
-  noFilesScopeToken: string;
-  testClockUrl?: string;
+const keysMarked = <Flag extends 'secret' | 'targetId'>(flag: Flag) =>
+  (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting)[flag]) as KeysMarked<Flag>[];
+export const CREDENTIALS: readonly Credential[] = keysMarked('secret');
+export const TARGET_IDS: readonly TargetId[] = keysMarked('targetId');
+
+/** The target's world: its identifiers and credentials, wherever it listens. */
+export type TargetWorld = { readonly [K in TargetId]: ValueOf<K> } & { readonly tokens: { readonly [K in Credential]: ValueOf<K> } };
+
+/** The values that name the target's resources and credentials, and where it listens. */
+export type Target = TargetWorld & { readonly baseUrl: string; readonly testClockUrl?: string };
+
+export interface ReferenceSettings {
+  readonly fault?: string;
+  readonly seed: string;
+  /** Epoch ms its test clock starts at; this machine's now when absent. */
+  readonly clockStart?: number;
+  readonly seedFile?: string;
+  /** The seed's world; each worker's server gives it an address. */
+  readonly world: TargetWorld;
 }
 
 export interface SuiteConfig {
-  mode: Mode;
-  apiVersion: string;
-  replacementPath: string;
-  requestTimeoutMs: number;
-  /** Requests per 10 s to a live target, shared by all workers; none to the in-process reference server or in replay. */
-  rateLimit: number;
-  maxRetries: number;
-  fixturesDir: string;
-  reportsDir: string;
+  readonly mode: Mode;
+  readonly apiVersion: string;
+  readonly replacementPath: string;
+  readonly requestTimeoutMs: number;
+  /** Requests per 10 s to a given live target, shared by all workers; none to the in-process reference server or in replay. */
+  readonly rateLimit: number;
+  readonly maxRetries: number;
+  readonly fixturesDir: string;
+  readonly reportsDir: string;
   /** Adds the slow project, which really waits out the one-hour window. */
-  slow: boolean;
-  /** Set when the suite starts its own reference server; the target then comes from it. */
-  reference?: { fault?: string; seed: string; clockStart?: number; seedFile?: string };
-  /** Set when the suite talks to a target given by the environment. */
-  target?: Target;
+  readonly slow: boolean;
+  readonly ci: boolean;
+  /** The target given by the environment (live, record) or the recorded one (replay); absent for the reference server. */
+  readonly target?: Target;
+  /** Set when the suite starts its own reference server per worker. */
+  readonly reference?: ReferenceSettings;
+  /** npm run mutation: one project per name, each a fault of reference/faults.ts or `baseline`. */
+  readonly mutation?: { readonly projects: readonly string[] };
 }
 
 export class ConfigError extends Error {}
@@ -101,8 +125,18 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath
   return merged;
 }
 
-/** Validates the configuration; every problem is reported at once, each naming its variable and purpose. */
-export function loadConfig(merged: Record<string, string> = readEnvironment()): SuiteConfig {
+let resolved: SuiteConfig | undefined;
+
+/** This process's configuration, resolved on first use: playwright.config.ts, the setup, the reporter and each worker read this. */
+export function suiteConfig(): SuiteConfig {
+  resolved ??= loadConfig(readEnvironment());
+  return resolved;
+}
+
+/** Validates and resolves the configuration; every problem is reported at once, each naming its variable and purpose. */
+export function loadConfig(merged: Record<string, string>): SuiteConfig {
+  const explicit = merged[SETTINGS.explicit.env];
+  if (explicit !== undefined) return deepFreeze(JSON.parse(explicit) as SuiteConfig);
   const raw = (key: Key): string | undefined => {
     const value = merged[SETTINGS[key].env]?.trim();
     return value === undefined || value === '' ? (SETTINGS[key] as Setting).default : value;
@@ -125,7 +159,7 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
     problems.push(`REPLACEMENT_EXECUTE_PATH=${replacementPath} must start with / and hold {agentId}`);
   }
 
-  const config: SuiteConfig = {
+  let config: SuiteConfig = {
     mode,
     apiVersion: raw('apiVersion') as string,
     replacementPath,
@@ -135,12 +169,29 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
     fixturesDir: raw('fixturesDir') as string,
     reportsDir: raw('reportsDir') as string,
     slow: raw('slow') === '1',
+    ci: raw('ci') !== undefined,
   };
-  if (raw('reference') === '1') {
+  if (mode === 'replay') {
+    // Replay sends what the recording was made with: its API version, replacement path and target.
+    try {
+      const recorded = readRecordedTarget(config.fixturesDir);
+      const tokens = Object.fromEntries(CREDENTIALS.map((key) => [key, recorded.target.tokens.includes(SETTINGS[key].env) ? `<${SETTINGS[key].env}>` : undefined]));
+      const target = { ...pickIds(recorded.target), tokens, baseUrl: REPLAY_BASE_URL, testClockUrl: recorded.target.testClockUrl?.replace(BASE_PLACEHOLDER, REPLAY_BASE_URL) };
+      config = { ...config, apiVersion: recorded.apiVersion, replacementPath: recorded.replacementPath, target: target as Target };
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  } else if (raw('reference') === '1') {
     const start = raw('referenceClockStart');
     if (start !== undefined && Number.isNaN(Date.parse(start))) problems.push(`REFERENCE_CLOCK_START=${start} is not an ISO-8601 instant`);
-    config.reference = { fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start), seedFile: raw('seedFile') };
-  } else if (mode !== 'replay') {
+    try {
+      const seedFile = raw('seedFile');
+      const world = worldOf(loadSeed(seedFile));
+      config = { ...config, reference: { fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start), seedFile, world } };
+    } catch (error) {
+      problems.push(`SEED_FILE: ${(error as Error).message}`);
+    }
+  } else {
     const missing = (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting).requiredForTarget && raw(key) === undefined);
     problems.push(...missing.map((key) => `${SETTINGS[key].env} is missing: ${SETTINGS[key].purpose}`));
     const baseUrl = raw('baseUrl');
@@ -150,46 +201,70 @@ export function loadConfig(merged: Record<string, string> = readEnvironment()): 
     if (host !== undefined && production.includes(host) && raw('allowProduction') !== '1') {
       problems.push(`BASE_URL=${baseUrl} is a production host (PRODUCTION_HOSTS); the suite uploads files and runs agents there. Set ALLOW_PRODUCTION=1 if that is really meant`);
     }
-    if (problems.length === 0) {
-      config.target = {
-        baseUrl: (baseUrl as string).replace(/\/+$/, ''),
-        locationId: raw('locationId') as string,
-        conversationId: raw('conversationId') as string,
-        contactId: raw('contactId') as string,
-        agentId: raw('agentId') as string,
-        inactiveAgentId: raw('inactiveAgentId'),
-        foreignLocationId: raw('foreignLocationId'),
-        accessToken: raw('accessToken') as string,
-        pitToken: raw('pitToken'),
-        filesReadonlyToken: raw('filesReadonlyToken') as string,
-        noFilesScopeToken: raw('noFilesScopeToken') as string,
-        testClockUrl: raw('testClockUrl'),
-      };
-    }
+    const ids = Object.fromEntries(TARGET_IDS.map((key) => [key, raw(key)]));
+    const tokens = Object.fromEntries(CREDENTIALS.map((key) => [key, raw(key)]));
+    const target = { ...ids, tokens, baseUrl: (baseUrl ?? '').replace(/\/+$/, ''), testClockUrl: raw('testClockUrl') };
+    config = { ...config, target: target as Target };
   }
   if (problems.length > 0) {
     throw new ConfigError(`The suite's configuration is incomplete (environment or .env):\n  - ${problems.join('\n  - ')}`);
   }
-  return config;
+  return deepFreeze(config);
 }
 
-/** The credentials of a target by their variable names, e.g. `{ACCESS_TOKEN: '…'}`: the settings marked secret. */
-export function secretsByName(target: Target): Record<string, string> {
-  const entries = (Object.keys(SETTINGS) as Key[])
-    .filter((key) => (SETTINGS[key] as Setting).secret)
-    .map((key): [string, string | undefined] => [SETTINGS[key].env, target[key as keyof Target] as string | undefined])
-    .filter((entry): entry is [string, string] => entry[1] !== undefined);
-  return Object.fromEntries(entries);
+/** The configuration of `npm run mutation`: the reference server with its defaults, whatever the environment or .env say. */
+export function mutationConfig(reportsDir: string, projects: readonly string[]): SuiteConfig {
+  return { ...loadConfig({ [SETTINGS.mode.env]: 'live', [SETTINGS.reference.env]: '1', [SETTINGS.reportsDir.env]: reportsDir }), mutation: { projects } };
+}
+
+/** The reference world under the suite's names: each identifier and token of the seed whose `env` names a setting. */
+export function worldOf(seed: SeedData): TargetWorld {
+  const entries = [...seed.locations, ...seed.conversations, ...seed.contacts, ...seed.agents].map((item) => ({ env: item.env, value: item.id }));
+  const valueOf = (key: Key, list: { env?: string; value: string }[]) => list.find((item) => item.env === SETTINGS[key].env)?.value;
+  const tokens = Object.fromEntries(CREDENTIALS.map((key) => [key, valueOf(key, seed.tokens)]));
+  return { ...Object.fromEntries(TARGET_IDS.map((key) => [key, valueOf(key, entries)])), tokens } as TargetWorld;
+}
+
+/** The world at an address; a reference server always serves its test clock at `testClockPath`. */
+export const atAddress = (world: TargetWorld, address: string, testClockPath?: string): Target => ({
+  ...world,
+  baseUrl: address,
+  testClockUrl: testClockPath === undefined ? undefined : `${address}${testClockPath}`,
+});
+
+/** The variables that point the suite at a target, in the order of the settings: what `npm run serve` prints. */
+export function environmentOf(target: Target): [string, string][] {
+  const values: Partial<Record<Key, string | undefined>> = { mode: 'live', baseUrl: target.baseUrl, apiVersion: API_VERSION, testClockUrl: target.testClockUrl };
+  for (const key of TARGET_IDS) values[key] = target[key];
+  for (const key of CREDENTIALS) values[key] = target.tokens[key];
+  return (Object.keys(SETTINGS) as Key[]).flatMap((key) => (values[key] === undefined ? [] : [[SETTINGS[key].env, values[key]] as [string, string]]));
+}
+
+export const pickIds = (from: { readonly [K in TargetId]: ValueOf<K> }) =>
+  Object.fromEntries(TARGET_IDS.map((key) => [key, from[key]])) as { [K in TargetId]: ValueOf<K> };
+
+/** The credentials of a target by their variable names, e.g. `{ACCESS_TOKEN: '…'}`: recordings name a token so. */
+export function secretsByName(target: TargetWorld): Record<string, string> {
+  const entries = CREDENTIALS.map((key): [string, string | undefined] => [SETTINGS[key].env, target.tokens[key]]);
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** Every credential of a target, for redaction. */
-export function secretsOf(target: Target): string[] {
+export function secretsOf(target: TargetWorld): string[] {
   return Object.values(secretsByName(target));
 }
 
-/** The target in words, without credentials: its origin, the reference server, or the recordings. */
-export function describeTarget(config: SuiteConfig): string {
+/** The target in words, without credentials: its origin, the reference server (with the project's fault), or the recordings. */
+export function describeTarget(config: SuiteConfig, fault = config.reference?.fault): string {
   if (config.mode === 'replay') return `recorded fixtures (${config.fixturesDir}/)`;
   if (config.target) return new URL(config.target.baseUrl).origin;
-  return `reference server per worker (seed ${config.reference?.seed}, fault ${config.reference?.fault ?? 'none'})`;
+  return `reference server per worker (seed ${config.reference?.seed}, fault ${fault ?? 'none'})`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

@@ -3,7 +3,8 @@
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describeTarget, loadConfig } from './config.ts';
+import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
+import { describeTarget, suiteConfig, type SuiteConfig } from './config.ts';
 import { type Level, RULES } from './rules.ts';
 
 export type Verdict = 'passed' | 'failed' | 'skipped' | 'error';
@@ -30,15 +31,16 @@ interface Outcome {
   detail: string;
 }
 
-const INFRASTRUCTURE = /Infrastructure error|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|Timeout \d+ms exceeded|Test timeout of/;
-
 export default class ConformanceReporter implements Reporter {
   /** Outcomes by project (one key, '', unless byProject) and then by rule. */
   readonly #outcomes = new Map<string, Map<string, Outcome[]>>();
   readonly #outputFile: string;
   readonly #byProject: boolean;
-  /** The run's settings, read once. */
-  readonly #run: Pick<ConformanceReport, 'mode' | 'target' | 'apiVersion'>;
+  /** The run's configuration, as the tests used it; undefined when it could not be read. */
+  readonly #config: SuiteConfig | undefined;
+  #unconfigured = '';
+  /** The fault of each project's reference servers, as the tests used it. */
+  readonly #faults = new Map<string, string | undefined>();
   /** Test time by project, in ms. */
   readonly #durations = new Map<string, number>();
   #serverTime: string | null = null;
@@ -49,40 +51,41 @@ export default class ConformanceReporter implements Reporter {
   readonly #counts = { passed: 0, failed: 0, skipped: 0 };
 
   /** byProject: one report per project, `<dir>/<project>.json` (the mutation run gives each fault a project). */
-  constructor(options: { outputFile?: string; byProject?: boolean } = {}) {
-    let reportsDir = 'reports';
+  constructor(options: { outputFile?: string; byProject?: boolean; config?: SuiteConfig } = {}) {
+    let config: SuiteConfig | undefined;
     try {
-      const config = loadConfig();
-      reportsDir = config.reportsDir;
-      this.#run = { mode: config.mode, target: describeTarget(config), apiVersion: config.apiVersion };
+      config = options.config ?? suiteConfig();
     } catch (error) {
-      this.#run = { mode: 'unknown', target: `unconfigured: ${(error as Error).message.split('\n')[0]}`, apiVersion: 'unknown' };
+      this.#unconfigured = `unconfigured: ${(error as Error).message.split('\n')[0]}`;
     }
-    this.#outputFile = options.outputFile ?? `${reportsDir}/conformance.json`;
+    this.#config = config;
+    this.#outputFile = options.outputFile ?? `${config?.reportsDir ?? 'reports'}/conformance.json`;
     this.#byProject = options.byProject ?? false;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    // Playwright 1.5x reports the same annotations on the test and on its result: each counts once.
     const annotations = [...test.annotations, ...result.annotations];
-    const notes = (type: string) => [...new Set(annotations.filter((a) => a.type === type).map((a) => a.description ?? ''))];
-    this.#serverTime ??= notes('server-time')[0] ?? null;
-    for (const operation of notes('deprecated-operation')) this.#deprecatedUses.add(`${test.title}: ${operation}`);
-    this.#retries.push(...notes('retry').map((what) => `${test.title}: ${what}`));
+    const notes = (type: AnnotationType) => notesOf(annotations, type);
+    this.#serverTime ??= notes(ANNOTATION.serverTime)[0] ?? null;
+    for (const operation of notes(ANNOTATION.deprecatedOperation)) this.#deprecatedUses.add(`${test.title}: ${operation}`);
+    this.#retries.push(...notes(ANNOTATION.retry).map((what) => `${test.title}: ${what}`));
     this.#counts[result.status === 'passed' ? 'passed' : result.status === 'skipped' ? 'skipped' : 'failed'] += 1;
-    const ruleId = notes('rule')[0];
+    const ruleId = notes(ANNOTATION.rule)[0];
     if (!ruleId) return;
     const message = result.errors.map((e) => e.message ?? '').join('\n');
+    // The target unreachable, a test out of time or a run cut short: no verdict on the rule, and never a pass.
+    const unreachable = notes(ANNOTATION.infrastructure);
     const verdict: Verdict =
       result.status === 'passed' ? 'passed'
       : result.status === 'skipped' ? 'skipped'
-      : result.status === 'interrupted' || INFRASTRUCTURE.test(message) ? 'error'
+      : result.status === 'interrupted' || result.status === 'timedOut' || unreachable.length > 0 ? 'error'
       : 'failed';
     const detail =
-      verdict === 'skipped' ? notes('skip')[0] || 'skipped'
-      : verdict === 'passed' ? notes('observation').join('; ')
-      : firstLines(message) || `the test ended ${result.status} without a message`;
+      verdict === 'skipped' ? notes(ANNOTATION.skip)[0] || 'skipped'
+      : verdict === 'passed' ? notes(ANNOTATION.observation).join('; ')
+      : firstLines(message) || unreachable[0] || `the test ended ${result.status} without a message`;
     const project = this.#byProject ? (test.parent.project()?.name ?? '') : '';
+    this.#faults.set(project, (test.parent.project()?.use as { fault?: string } | undefined)?.fault);
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
     rules.set(ruleId, [...(rules.get(ruleId) ?? []), { title: test.title, verdict, detail }]);
@@ -132,7 +135,10 @@ export default class ConformanceReporter implements Reporter {
         detail: outcomes.length === 0 ? 'no test of this rule ran' : [...new Set(details)].join('\n'),
       };
     });
-    return { ...this.#run, serverTime: this.#serverTime, rules };
+    const run = this.#config
+      ? { mode: this.#config.mode, target: describeTarget(this.#config, this.#faults.get(project)), apiVersion: this.#config.apiVersion }
+      : { mode: 'unknown', target: this.#unconfigured, apiVersion: 'unknown' };
+    return { ...run, serverTime: this.#serverTime, rules };
   }
 }
 

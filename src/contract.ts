@@ -17,6 +17,9 @@ export const SECURE_PUBLIC_WINDOW_SECONDS = 3600;
 /** §4.1 rule 6, §9.4: from this date every upload is stored as secure. The time zone is not shown. */
 export const SECURE_CUTOVER_DATE = '2026-11-30';
 
+/** §4.1: the upload operation. */
+export const UPLOAD_PATH = '/conversations/messages/upload';
+
 /** §4.1 rule 2: the form key of the file content. */
 export const FILE_FORM_KEY = 'fileAttachment';
 

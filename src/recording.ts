@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { Target, TARGET_IDS } from './config.ts';
+import type { SuiteConfig, Target, TargetId } from './config.ts';
 import { maskForRecording } from './redact.ts';
 import { knownTestFile, sha256, testFile } from './test-files.ts';
 
@@ -244,7 +244,25 @@ export interface RecordedTarget {
   source: string;
   apiVersion: string;
   replacementPath: string;
-  target: Pick<Target, (typeof TARGET_IDS)[number]> & { testClockUrl?: string; tokens: string[] };
+  target: { [K in TargetId]: Target[K] } & { testClockUrl?: string; tokens: string[] };
 }
 
 export const targetFile = (fixturesDir: string) => join(fixturesDir, 'target.json');
+
+export function readRecordedTarget(fixturesDir: string): RecordedTarget {
+  const file = targetFile(fixturesDir);
+  if (!existsSync(file)) throw new Error(`SUITE_MODE=replay needs recorded fixtures, and ${file} does not exist; record them with ${RECORD_COMMAND}`);
+  return JSON.parse(readFileSync(file, 'utf8')) as RecordedTarget;
+}
+
+/** Writes fixtures/target.json; every worker writes the same content. */
+export function writeRecordedTarget(config: SuiteConfig, target: RecordedTarget['target']): void {
+  const recorded: RecordedTarget = {
+    source: config.reference ? `the reference server (seed ${config.reference.seed})` : 'a live target',
+    apiVersion: config.apiVersion,
+    replacementPath: config.replacementPath,
+    target,
+  };
+  mkdirSync(config.fixturesDir, { recursive: true });
+  writeFileSync(targetFile(config.fixturesDir), `${JSON.stringify(recorded, null, 2)}\n`);
+}

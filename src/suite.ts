@@ -1,14 +1,15 @@
-// The suite's `test`: fixtures own setup and teardown (configuration, the target, the transport that
-// records or replays, the API client with its evidence, the server clock), and `rule()` gives every test
-// its rule id, level and contract quote.
+// The suite's `test`: fixtures own setup and teardown (the configuration, the target, the reference server and its
+// reset, the transport that records or replays, the API client with its evidence, the server clock), and `rule()`
+// gives every test its rule id, level and contract quote.
 import { type APIRequestContext, test as base, type TestDetails } from '@playwright/test';
 import { parameter } from 'allure-js-commons';
 import type { FastifyInstance } from 'fastify';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { ANNOTATION } from './annotations.ts';
 import { Api, type Reply } from './api.ts';
-import { describeTarget, loadConfig, secretsByName, secretsOf, type SuiteConfig, type Target, TARGET_IDS } from './config.ts';
+import { atAddress, describeTarget, pickIds, secretsByName, secretsOf, suiteConfig, type SuiteConfig, type Target } from './config.ts';
 import { Evidence } from './evidence.ts';
-import { fixturePath, Masker, RECORD_COMMAND, type RecordedTarget, Replay, REPLAY_BASE_URL, targetFile, writeRecording } from './recording.ts';
+import { fixturePath, Masker, RECORD_COMMAND, Replay, writeRecordedTarget, writeRecording } from './recording.ts';
+import { redactText } from './redact.ts';
 import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './rules.ts';
 import { ServerClock } from './server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
@@ -21,7 +22,7 @@ interface WorkerFixtures {
   config: SuiteConfig;
   /** One HTTP client per worker: creating one per test costs more than the tests themselves. */
   requestContext: APIRequestContext;
-  /** This worker's share of RATE_LIMIT, for a live target; none for the in-process reference server or replay. */
+  /** This worker's share of RATE_LIMIT, for a given live target; none for the in-process reference server or replay. */
   rateLimiter: RateLimiter | undefined;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
   referenceServer: FastifyInstance | undefined;
@@ -29,6 +30,8 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
+  /** Puts this worker's reference server back in its starting state before each test. */
+  freshReference: void;
   transport: Transport;
   api: Api;
   clock: ServerClock;
@@ -39,7 +42,7 @@ interface TestFixtures {
 }
 
 interface WorkerOptions {
-  /** Project option of the mutation run: the fault of this project's reference servers. */
+  /** Project option: the fault of this project's reference servers (FAULT, or one per project in the mutation run). */
   fault: string | undefined;
 }
 
@@ -48,26 +51,18 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
 
   timeTravel: ['test-clock', { option: true }],
 
-  config: [
-    async ({}, use) => {
-      const config = loadConfig();
-      if (config.mode === 'replay') Object.assign(config, recordedSettings(config));
-      await use(config);
-    },
-    { scope: 'worker' },
-  ],
+  config: [async ({}, use) => use(suiteConfig()), { scope: 'worker' }],
 
-  // One reference server per worker when REFERENCE_SERVER=1; each test gets it back in its starting state.
+  // One reference server per worker when REFERENCE_SERVER=1, with its project's fault.
   referenceServer: [
-    async ({ config, fault: projectFault }, use) => {
-      if (!config.reference || config.mode === 'replay') return use(undefined);
+    async ({ config, fault }, use) => {
+      if (!config.reference) return use(undefined);
       const [{ buildServer }, { parseFault }, { loadSeed }] = await Promise.all([
         import('../reference/server.ts'),
         import('../reference/faults.ts'),
         import('../reference/world.ts'),
       ]);
       const { seed, clockStart, seedFile } = config.reference;
-      const fault = projectFault ?? config.reference.fault;
       const app = await buildServer({ seed, testClock: { start: clockStart ?? Date.now() }, fault: parseFault(fault), seedData: loadSeed(seedFile) });
       await app.listen({ host: '127.0.0.1', port: 0 });
       try {
@@ -81,12 +76,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
 
   target: [
     async ({ config, referenceServer }, use) => {
-      if (config.mode === 'replay') return use(replayTarget(config));
       let target = config.target;
-      if (referenceServer) {
-        const [{ referenceEnvironment }, { loadSeed }] = await Promise.all([import('../reference/environment.ts'), import('../reference/world.ts')]);
-        const address = `http://127.0.0.1:${(referenceServer.server.address() as { port: number }).port}`;
-        target = loadConfig(Object.fromEntries(referenceEnvironment(loadSeed(config.reference?.seedFile), address, true))).target;
+      if (config.reference && referenceServer) {
+        const { TEST_CLOCK_PATH } = await import('../reference/plugins/test-clock.ts');
+        target = atAddress(config.reference.world, `http://127.0.0.1:${(referenceServer.server.address() as { port: number }).port}`, TEST_CLOCK_PATH);
       }
       if (!target) throw new Error('no target: set SUITE_MODE=live with BASE_URL and the rest, or REFERENCE_SERVER=1');
       if (config.mode === 'record') recordTarget(config, target);
@@ -115,17 +108,26 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     { scope: 'worker' },
   ],
 
-  transport: async ({ requestContext, config, target, referenceServer, rateLimiter }, use, testInfo) => {
-    await referenceServer?.resetState();
+  freshReference: [
+    async ({ referenceServer }, use) => {
+      await referenceServer?.resetState();
+      await use();
+    },
+    { auto: true },
+  ],
+
+  transport: async ({ requestContext, config, target, rateLimiter }, use, testInfo) => {
     const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
     const masker = new Masker(target.baseUrl, secretsByName(target));
     const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
+    const note = (type: string) => (what: string) => testInfo.annotations.push({ type, description: redactText(what, secretsOf(target)) });
     const transport = new Transport(requestContext, config.requestTimeoutMs, {
       record: config.mode === 'record' ? masker : undefined,
       replay,
       limiter: rateLimiter,
       maxRetries: config.maxRetries,
-      onRetry: (what) => testInfo.annotations.push({ type: 'retry', description: what }),
+      onRetry: note(ANNOTATION.retry),
+      onUnreachable: note(ANNOTATION.infrastructure),
     });
     try {
       await use(transport);
@@ -140,13 +142,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     }
   },
 
-  api: async ({ transport, target, config }, use, testInfo) => {
+  api: async ({ transport, target, config, fault }, use, testInfo) => {
     await parameter('mode', config.mode);
-    await parameter('target', describeTarget(config));
+    await parameter('target', describeTarget(config, fault));
     await parameter('API version', config.apiVersion);
     const evidence = new Evidence(secretsOf(target));
+    const events = { onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }) };
     try {
-      await use(new Api(transport, target, config, evidence));
+      await use(new Api(transport, target, config, evidence, events));
     } finally {
       if (evidence.exchanges.length > 0) {
         await testInfo.attach('evidence', { body: JSON.stringify(evidence.exchanges, null, 2), contentType: 'application/json' });
@@ -163,7 +166,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     } finally {
       if (start !== undefined) await clock.set(start);
       const serverTime = new Date(start ?? (await clock.now())).toISOString();
-      testInfo.annotations.push({ type: 'server-time', description: serverTime });
+      testInfo.annotations.push({ type: ANNOTATION.serverTime, description: serverTime });
       await parameter('server time', serverTime);
     }
   },
@@ -171,52 +174,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   travel: async ({ clock, timeTravel }, use) => use(new TimeTravel(clock, timeTravel)),
 });
 
-function readRecordedTarget(config: SuiteConfig): RecordedTarget {
-  const file = targetFile(config.fixturesDir);
-  if (!existsSync(file)) throw new Error(`SUITE_MODE=replay needs recorded fixtures, and ${file} does not exist; record them with ${RECORD_COMMAND}`);
-  return JSON.parse(readFileSync(file, 'utf8')) as RecordedTarget;
-}
-
-/** Replay sends what the recording was made with: its API version and replacement path. */
-function recordedSettings(config: SuiteConfig): Pick<SuiteConfig, 'apiVersion' | 'replacementPath'> {
-  const { apiVersion, replacementPath } = readRecordedTarget(config);
-  return { apiVersion, replacementPath };
-}
-
-/** The recorded target at the replay origin; each token is its own placeholder, `<ACCESS_TOKEN>`. */
-function replayTarget(config: SuiteConfig): Target {
-  const { target } = readRecordedTarget(config);
-  const token = (name: string) => (target.tokens.includes(name) ? `<${name}>` : undefined);
-  const masker = new Masker(REPLAY_BASE_URL, {});
-  return {
-    ...pickIds(target),
-    baseUrl: REPLAY_BASE_URL,
-    testClockUrl: target.testClockUrl === undefined ? undefined : masker.unmask(target.testClockUrl),
-    accessToken: token('ACCESS_TOKEN') as string,
-    filesReadonlyToken: token('FILES_READONLY_TOKEN') as string,
-    noFilesScopeToken: token('NO_FILES_SCOPE_TOKEN') as string,
-    pitToken: token('PIT_TOKEN'),
-  };
-}
-
-const pickIds = (from: Pick<Target, (typeof TARGET_IDS)[number]>) =>
-  Object.fromEntries(TARGET_IDS.map((key) => [key, from[key]])) as Pick<Target, (typeof TARGET_IDS)[number]>;
-
-/** Writes fixtures/target.json; every worker writes the same content. */
+/** Writes fixtures/target.json: the target's ids, its test clock and which tokens it has, never their values. */
 function recordTarget(config: SuiteConfig, target: Target): void {
   const masker = new Masker(target.baseUrl, secretsByName(target));
-  const recorded: RecordedTarget = {
-    source: config.reference ? `the reference server (seed ${config.reference.seed})` : 'a live target',
-    apiVersion: config.apiVersion,
-    replacementPath: config.replacementPath,
-    target: {
-      ...pickIds(target),
-      testClockUrl: target.testClockUrl === undefined ? undefined : masker.text(target.testClockUrl),
-      tokens: Object.keys(secretsByName(target)).sort(),
-    },
-  };
-  mkdirSync(config.fixturesDir, { recursive: true });
-  writeFileSync(targetFile(config.fixturesDir), `${JSON.stringify(recorded, null, 2)}\n`);
+  writeRecordedTarget(config, {
+    ...pickIds(target),
+    testClockUrl: target.testClockUrl === undefined ? undefined : masker.text(target.testClockUrl),
+    tokens: Object.keys(secretsByName(target)).sort(),
+  });
 }
 
 /** Title and details of a test of one rule: `UPLOAD-FILES-MAX a sixth file is refused`, tagged and annotated. */
@@ -227,9 +192,9 @@ export function rule(id: RuleId, statement: string): [string, TestDetails] {
     {
       tag: [`@${level}`],
       annotation: [
-        { type: 'rule', description: id },
-        { type: 'level', description: level },
-        { type: 'contract', description: `${section}: "${quote}"` },
+        { type: ANNOTATION.rule, description: id },
+        { type: ANNOTATION.level, description: level },
+        { type: ANNOTATION.contract, description: `${section}: "${quote}"` },
         // Read by allure-playwright as labels: epic = area, feature = operation, story = the rule.
         { type: 'allure.label.epic', description: area },
         { type: 'allure.label.feature', description: OPERATION_OF_AREA[area] },
@@ -243,7 +208,7 @@ export function rule(id: RuleId, statement: string): [string, TestDetails] {
 
 /** An INFO result: what the server did where the contract leaves it open. */
 export function observe(what: string): void {
-  test.info().annotations.push({ type: 'observation', description: what });
+  test.info().annotations.push({ type: ANNOTATION.observation, description: what });
 }
 
 /** Skips the rest of a test whose prerequisite operation failed; the rule that judges it reports the failure. */

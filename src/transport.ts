@@ -40,6 +40,8 @@ export class Transport {
       maxRetries?: number;
       /** Told of every retry, so that the report shows it. */
       onRetry?: (what: string) => void;
+      /** Told when the target could not be reached, so that the report gives no verdict. */
+      onUnreachable?: (what: string) => void;
     },
   ) {}
 
@@ -75,6 +77,7 @@ export class Transport {
       if (this.mode.replay && /Nock: No match/.test((error as Error).message)) {
         throw new ReplayMismatchError(this.mode.replay.unmatched(out.method, out.url));
       }
+      this.mode.onUnreachable?.(`${out.method} ${redactUrl(out.url)}: ${(error as Error).message.split('\n')[0]}`);
       throw error;
     }
   }

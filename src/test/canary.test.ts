@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { referenceEnvironment } from '../../reference/environment.ts';
 import { loadSeed } from '../../reference/world.ts';
-import { SETTINGS } from '../config.ts';
+import { SERVER_SETTINGS } from '../../reference/config.ts';
+import { atAddress, environmentOf, SETTINGS, worldOf } from '../config.ts';
 import type { ConformanceReport } from '../conformance-reporter.ts';
 import { FILE_FORM_KEY } from '../contract.ts';
 import { type Finding, LeakScanner, type ScanResult, zip } from './canary-scan.ts';
@@ -47,7 +47,7 @@ const idOf = (env: string, list: { env?: string; id: string }[]) => list.find((i
 /** The environment of a child: ours less every suite setting and the reference server's own variables, plus `extra`. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  const names = [...Object.values(SETTINGS).map((setting) => setting.env), 'MUTATION_FAULTS', 'PORT', 'LOG_LEVEL', 'TEST_CLOCK', 'THROTTLE', 'CI'];
+  const names = [...Object.values(SETTINGS), ...Object.values(SERVER_SETTINGS)].map((setting) => setting.env);
   for (const name of names) delete env[name];
   return { ...env, ...extra };
 }
@@ -245,7 +245,7 @@ describe('canary: no token or signed-URL signature reaches any artifact', () => 
   test("the reference server's log holds no canary or signature", () => {
     // The printed env block legitimately holds the simulator's tokens (its purpose is to point the suite at the
     // server): only the lines that start with the assignment of one of its variables (NAME=) are left out.
-    const names = referenceEnvironment(seed, '', true).map(([name]) => name);
+    const names = environmentOf(atAddress(worldOf(seed), '', '/clock')).map(([name]) => name);
     const assignment = new RegExp(`^(${names.join('|')})=`);
     const lines = server.log.split('\n');
     const logged = lines.filter((line) => !assignment.test(line));

@@ -1,12 +1,15 @@
 // loadConfig(readEnvironment(env, dotenvPath)): defaults, every problem reported at once by variable and purpose, the
 // .env file under the environment, the reference-server shortcut, and the list of secrets.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ConfigError, loadConfig, readEnvironment, secretsOf, SETTINGS, type Target } from '../config.ts';
+import { SERVER_SETTINGS } from '../../reference/config.ts';
+import { loadSeed } from '../../reference/world.ts';
+import { ConfigError, loadConfig, mutationConfig, readEnvironment, secretsOf, SETTINGS, type Target, worldOf } from '../config.ts';
 import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from '../contract.ts';
+import { REPLAY_BASE_URL } from '../recording.ts';
 
 const DIR = mkdtempSync(join(tmpdir(), 'suite-config-'));
 after(() => rmSync(DIR, { recursive: true, force: true }));
@@ -57,10 +60,16 @@ function problemsOf(env: Record<string, string>, dotenvPath = NO_DOTENV): string
 }
 
 describe('defaults', () => {
-  test('nothing set: replay mode, Version v3, the contract replacement path, 30 s timeout, no target', () => {
+  test('nothing set: replay of fixtures/, Version v3, the contract replacement path, 30 s timeout, the recorded target', () => {
+    const { target, ...config } = configOf({}, NO_DOTENV);
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', slow: false, ci: false, rateLimit: 50, maxRetries: 3 });
+    assert.equal(target?.baseUrl, REPLAY_BASE_URL);
+    assert.equal(target?.tokens.access, '<ACCESS_TOKEN>', 'replay sends each token as its placeholder');
+  });
+
+  test('the configuration is frozen, its target too', () => {
     const config = configOf({}, NO_DOTENV);
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', slow: false, rateLimit: 50, maxRetries: 3 });
-    assert.equal(config.apiVersion, 'v3');
+    assert.ok(Object.isFrozen(config) && Object.isFrozen(config.target) && Object.isFrozen(config.target?.tokens));
   });
 
   test('blank values count as unset', () => {
@@ -139,7 +148,8 @@ describe('live mode with a complete environment', () => {
     const target = config.target as Target;
     assert.equal(target.baseUrl, 'https://staging.example.test/api', 'trailing slashes are dropped');
     assert.equal(target.agentId, 'agent-1');
-    for (const optional of ['inactiveAgentId', 'foreignLocationId', 'pitToken', 'testClockUrl'] as const) assert.equal(target[optional], undefined, optional);
+    for (const optional of ['inactiveAgentId', 'foreignLocationId', 'testClockUrl'] as const) assert.equal(target[optional], undefined, optional);
+    assert.equal(target.tokens.pit, undefined);
   });
 
   test('optional variables are carried when set', () => {
@@ -149,7 +159,7 @@ describe('live mode with a complete environment', () => {
     ).target as Target;
     assert.equal(target.inactiveAgentId, 'agent-off');
     assert.equal(target.foreignLocationId, 'loc-2');
-    assert.equal(target.pitToken, 'pit-token-secret');
+    assert.equal(target.tokens.pit, 'pit-token-secret');
     assert.equal(target.testClockUrl, 'http://127.0.0.1:4010/__test/clock');
   });
 
@@ -163,7 +173,7 @@ describe('the .env file', () => {
     const { SUITE_MODE: _mode, ...rest } = LIVE;
     const config = configOf({ SUITE_MODE: 'live' }, dotenv(rest));
     assert.equal(config.target?.locationId, 'loc-1');
-    assert.equal(config.target?.accessToken, 'access-token-secret');
+    assert.equal(config.target?.tokens.access, 'access-token-secret');
   });
 
   test('the environment wins over it', () => {
@@ -175,7 +185,7 @@ describe('the .env file', () => {
   test('an empty environment variable does not hide the value of the file', () => {
     // CI often passes `PIT_TOKEN: ${{ secrets.PIT_TOKEN }}`, which is empty when the secret is not set.
     const config = configOf({ ...LIVE, PIT_TOKEN: '' }, dotenv({ PIT_TOKEN: 'pit-from-file' }));
-    assert.equal(config.target?.pitToken, 'pit-from-file');
+    assert.equal(config.target?.tokens.pit, 'pit-from-file');
   });
 
   test('leaves process.env untouched', () => {
@@ -190,19 +200,23 @@ describe('the .env file', () => {
 });
 
 describe('REFERENCE_SERVER=1', () => {
-  test('needs no target variables', () => {
+  test("needs no target variables: the target is the seed's world", () => {
     const config = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, NO_DOTENV);
-    assert.deepEqual(config.reference, { fault: undefined, seed: '1', clockStart: undefined, seedFile: undefined });
+    const { world, ...reference } = config.reference ?? assert.fail('no reference settings');
+    assert.deepEqual(reference, { fault: undefined, seed: '1', clockStart: undefined, seedFile: undefined });
+    assert.deepEqual(world, worldOf(loadSeed()));
+    assert.equal(world.locationId, 'loc-ref-main');
     assert.equal(config.target, undefined);
   });
 
   test('carries FAULT and SEED', () => {
-    assert.deepEqual(configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-six-files', SEED: '42' }, NO_DOTENV).reference, {
-      fault: 'upload-six-files',
-      seed: '42',
-      clockStart: undefined,
-      seedFile: undefined,
-    });
+    const reference = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-six-files', SEED: '42' }, NO_DOTENV).reference;
+    assert.equal(reference?.fault, 'upload-six-files');
+    assert.equal(reference?.seed, '42');
+  });
+
+  test('names a SEED_FILE that cannot be read', () => {
+    assert.match(problemsOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', SEED_FILE: join(DIR, 'no-seed.json') }), /SEED_FILE: seed file .*no-seed\.json cannot be read/);
   });
 
   test('reads REFERENCE_CLOCK_START as an instant and names it when it is not one', () => {
@@ -219,6 +233,33 @@ describe('REFERENCE_SERVER=1', () => {
   });
 });
 
+describe('replay', () => {
+  test('sends the API version and replacement path the recording was made with, whatever the environment says', () => {
+    const config = configOf({ API_VERSION: 'v9', REPLACEMENT_EXECUTE_PATH: '/elsewhere/{agentId}/run' }, NO_DOTENV);
+    assert.equal(config.apiVersion, 'v3');
+    assert.equal(config.replacementPath, REPLACEMENT_EXECUTE_PATH);
+  });
+
+  test('names the missing recordings and the command that makes them', () => {
+    assert.match(problemsOf({ FIXTURES_DIR: join(DIR, 'no-fixtures') }), /SUITE_MODE=replay needs recorded fixtures, and .*target\.json does not exist; record them with npm run record/);
+  });
+});
+
+describe('npm run mutation', () => {
+  test('its explicit configuration is used whole: a FAULT or SEED_FILE of the environment or .env takes no part', () => {
+    const explicit = mutationConfig(join(DIR, 'mutation'), ['baseline', 'upload-six-files']);
+    const config = configOf(
+      { SUITE_CONFIG: JSON.stringify(explicit), FAULT: 'upload-four-files', SUITE_MODE: 'replay' },
+      dotenv({ FAULT: 'upload-six-files', SEED_FILE: join(DIR, 'no-seed.json'), REPORTS_DIR: 'elsewhere' }),
+    );
+    assert.deepEqual(config, JSON.parse(JSON.stringify(explicit)), 'the configuration as the mutation run wrote it');
+    assert.equal(config.mode, 'live');
+    assert.equal(config.reference?.fault, undefined);
+    assert.equal(config.reference?.seedFile, undefined);
+    assert.deepEqual(config.mutation, { projects: ['baseline', 'upload-six-files'] });
+  });
+});
+
 describe('secretsOf', () => {
   const full = configOf({ ...LIVE, PIT_TOKEN: 'pit-token-secret' }, NO_DOTENV).target as Target;
 
@@ -230,7 +271,7 @@ describe('secretsOf', () => {
     const secretKeys = Object.entries(ALL).filter(([, setting]) => setting.secret).map(([key]) => key);
     assert.ok(secretKeys.length >= 4);
     for (const key of secretKeys) {
-      const value = (full as unknown as Record<string, string | undefined>)[key];
+      const value = (full.tokens as Record<string, string | undefined>)[key];
       assert.ok(value !== undefined && secretsOf(full).includes(value), `${ALL[key].env} (${key}) is not in secretsOf`);
     }
   });
@@ -241,7 +282,26 @@ describe('secretsOf', () => {
   });
 });
 
+describe('one reader of the environment', () => {
+  test('process.env is read only by src/config.ts and reference/config.ts (tests and child environments aside)', () => {
+    const root = new URL('../../', import.meta.url).pathname;
+    const sources = ['playwright.config.ts', ...['src', 'specs', 'reference', 'scripts'].flatMap((dir) => readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)))]
+      .filter((file) => file.endsWith('.ts') && !/(^|\/)test\//.test(file));
+    const readers = sources.filter((file) => /(?<!\.\.\.)process\.env\b/.test(readFileSync(join(root, file), 'utf8')));
+    assert.deepEqual(readers.sort(), ['reference/config.ts', 'src/config.ts']);
+  });
+});
+
 describe('README', () => {
+  test("documents every setting of the reference server's entry point, with its default", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const setting of Object.values(SERVER_SETTINGS) as { env: string; default?: string }[]) {
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${setting.env}\` |`));
+      assert.ok(row, `README.md has no row for ${setting.env}`);
+      if (setting.default) assert.ok(row.includes(`\`${setting.default}\``), `README.md does not give ${setting.env}'s default ${setting.default}`);
+    }
+  });
+
   test('documents every setting of the configuration, with its default', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('\n## Configuration\n')).split('\n## ')[1] ?? '';

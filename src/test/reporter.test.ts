@@ -5,23 +5,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { ANNOTATION } from '../annotations.ts';
+import { loadConfig, readEnvironment, type SuiteConfig } from '../config.ts';
 import ConformanceReporter, { type ConformanceReport, type RuleResult } from '../conformance-reporter.ts';
 import { RULES } from '../rules.ts';
 
 const DIR = mkdtempSync(join(tmpdir(), 'suite-reporter-'));
+after(() => rmSync(DIR, { recursive: true, force: true }));
 
-// The reporter reads the configuration for the report's header; these make it the same on every machine.
-const ENV = { SUITE_MODE: 'live', REFERENCE_SERVER: '1', SEED: '7', FAULT: 'upload-six-files', API_VERSION: 'v3' };
-const saved = Object.fromEntries(Object.keys(ENV).map((name) => [name, process.env[name]]));
-before(() => Object.assign(process.env, ENV));
-after(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  rmSync(DIR, { recursive: true, force: true });
-});
+/** The configuration the reporter describes the run with; the same on every machine. */
+const configOf = (env: Record<string, string>) => loadConfig(readEnvironment(env, false));
+const CONFIG = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', SEED: '7', FAULT: 'upload-six-files', API_VERSION: 'v3' });
 
 type Status = TestResult['status'];
 type Annotation = { type: string; description?: string };
@@ -31,15 +26,17 @@ interface Run {
   status: Status;
   title?: string;
   error?: string;
-  /** Annotations added while the test ran (observe(), test.skip(), the clock fixture). */
+  /** Annotations added while the test ran (observe(), test.skip(), the clock fixture, the transport). */
   notes?: Annotation[];
+  /** The project the test ran in, with its `fault` option. */
+  project?: { name: string; use: { fault?: string } };
 }
 
 let runs = 0;
 /** One test's end, as Playwright 1.5x reports it: test.annotations and result.annotations are the same list. */
 function end(reporter: ConformanceReporter, run: Run): void {
   const annotations: Annotation[] = [...(run.rule ? [{ type: 'rule', description: run.rule }] : []), ...(run.notes ?? [])];
-  const testCase = { title: run.title ?? `${run.rule ?? 'NO-RULE'} test ${++runs}`, annotations };
+  const testCase = { title: run.title ?? `${run.rule ?? 'NO-RULE'} test ${++runs}`, annotations, parent: { project: () => run.project } };
   const result = { status: run.status, annotations, errors: run.error === undefined ? [] : [{ message: run.error }] };
   reporter.onTestEnd(testCase as unknown as TestCase, result as unknown as TestResult);
 }
@@ -64,9 +61,9 @@ async function finish(reporter: ConformanceReporter, outputFile: string, status:
 }
 
 /** A reporter writing to a fresh file; `runAll` feeds it the runs and ends the run. */
-async function report(list: Run[], status: FullResult['status'] = 'failed') {
+async function report(list: Run[], status: FullResult['status'] = 'failed', config: SuiteConfig = CONFIG) {
   const outputFile = join(DIR, `run-${++files}`, 'nested', 'conformance.json');
-  const reporter = new ConformanceReporter({ outputFile });
+  const reporter = new ConformanceReporter({ outputFile, config });
   for (const run of list) end(reporter, run);
   const done = await finish(reporter, outputFile, status);
   const rule = (id: string): RuleResult => {
@@ -79,6 +76,8 @@ async function report(list: Run[], status: FullResult['status'] = 'failed') {
 
 const FAILURE = 'Error: expect(received).toBe(expected)\n\nExpected: 400\nReceived: 200';
 const INFRA = 'Error: Infrastructure error (not a contract verdict): POST https://x.test/upload: socket closed';
+/** What the transport notes when the target cannot be reached. */
+const UNREACHABLE = { type: ANNOTATION.infrastructure, description: 'POST https://x.test/upload: socket closed' };
 
 describe('verdict of a rule from its tests', () => {
   const cases: [string, Status[], string | undefined, string][] = [
@@ -96,7 +95,7 @@ describe('verdict of a rule from its tests', () => {
         const runsOf = order.map((status): Run => {
           if (status !== 'failed') return { rule: 'UPLOAD-FILES-MAX', status };
           const infra = infraLeft-- > 0;
-          return { rule: 'UPLOAD-FILES-MAX', status, error: infra ? INFRA : FAILURE };
+          return infra ? { rule: 'UPLOAD-FILES-MAX', status, error: INFRA, notes: [UNREACHABLE] } : { rule: 'UPLOAD-FILES-MAX', status, error: FAILURE };
         });
         const { rule } = await report(runsOf);
         assert.equal(rule('UPLOAD-FILES-MAX').verdict, verdict);
@@ -158,7 +157,8 @@ describe('status of the run', () => {
     'Test timeout of 60000ms exceeded.',
   ]) {
     test(`an infrastructure error on a MUST rule is an error verdict and fails the run: ${message.slice(0, 50)}`, async () => {
-      const { status, rule, printed } = await report([{ rule: 'SECURE-URL-FORM', status: message.startsWith('Test timeout') ? 'timedOut' : 'failed', error: message }]);
+      const timedOut = message.startsWith('Test timeout');
+      const { status, rule, printed } = await report([{ rule: 'SECURE-URL-FORM', status: timedOut ? 'timedOut' : 'failed', error: message, notes: timedOut ? [] : [UNREACHABLE] }]);
       assert.equal(rule('SECURE-URL-FORM').verdict, 'error');
       assert.equal(rule('SECURE-URL-FORM').detail, message);
       assert.equal(status, 'failed');
@@ -166,8 +166,13 @@ describe('status of the run', () => {
     });
   }
 
+  test('a failure whose message merely names a network error, the target reached, is a contract failure', async () => {
+    const { rule } = await report([{ rule: 'SECURE-URL-FORM', status: 'failed', error: 'Error: the body says "ECONNREFUSED upstream"' }]);
+    assert.equal(rule('SECURE-URL-FORM').verdict, 'failed');
+  });
+
   test('an infrastructure error on a SHOULD rule alone does not fail the run', async () => {
-    const { status, rule } = await report([{ rule: 'SECURE-UNKNOWN-SLUG', status: 'failed', error: INFRA }]);
+    const { status, rule } = await report([{ rule: 'SECURE-UNKNOWN-SLUG', status: 'failed', error: INFRA, notes: [UNREACHABLE] }]);
     assert.equal(rule('SECURE-UNKNOWN-SLUG').verdict, 'error');
     assert.equal(status, 'passed');
   });
@@ -237,5 +242,25 @@ describe('the JSON file', () => {
 
   test('serverTime is null when no test saw the server clock', async () => {
     assert.equal((await report([])).report.serverTime, null);
+  });
+
+  test('in replay it names the API version the recording was made with, which the tests sent, not the environment\'s', async () => {
+    const replay = configOf({ API_VERSION: 'v9-from-the-environment' });
+    const { report: json } = await report([], 'passed', replay);
+    assert.equal(json.mode, 'replay');
+    assert.equal(json.apiVersion, 'v3');
+  });
+});
+
+describe('one report per project (the mutation run)', () => {
+  test("each project's report names the fault its servers ran with", async () => {
+    const dir = join(DIR, `projects-${++files}`);
+    const reporter = new ConformanceReporter({ outputFile: join(dir, 'conformance.json'), byProject: true, config: configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }) });
+    end(reporter, { rule: 'UPLOAD-FILES-MAX', status: 'failed', error: FAILURE, project: { name: 'upload-six-files', use: { fault: 'upload-six-files' } } });
+    end(reporter, { rule: 'UPLOAD-FILES-MAX', status: 'passed', project: { name: 'baseline', use: {} } });
+    await reporter.onEnd({ status: 'failed', startTime: new Date(), duration: 1 } as FullResult);
+    const read = (name: string) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as ConformanceReport;
+    assert.equal(read('upload-six-files').target, 'reference server per worker (seed 1, fault upload-six-files)');
+    assert.equal(read('baseline').target, 'reference server per worker (seed 1, fault none)');
   });
 });

@@ -1,0 +1,58 @@
+// The reference server's entry point reads its settings here, once, from the environment: one row per variable,
+// each with its purpose, named in full when it is wrong. Only this module and src/config.ts read process.env.
+import { type FaultName, parseFault } from './faults.ts';
+import { loadSeed, type SeedData } from './world.ts';
+
+export const SERVER_SETTINGS = {
+  port: { env: 'PORT', purpose: "the reference server's listening port on 127.0.0.1 (0 picks a free one)", default: '4010' },
+  seed: { env: 'SEED', purpose: 'derive ids, slugs and signatures from this seed; random when unset' },
+  testClock: { env: 'TEST_CLOCK', purpose: '1 freezes the server clock and serves the test-clock protocol' },
+  fault: { env: 'FAULT', purpose: 'break exactly one rule (reference/faults.ts)' },
+  seedFile: { env: 'SEED_FILE', purpose: 'the world: locations, conversations, contacts, agents, apps, tokens (default reference/seed.json)' },
+  logLevel: { env: 'LOG_LEVEL', purpose: 'pino log level', default: 'info' },
+  throttle: { env: 'THROTTLE', purpose: '<max>/<seconds>[/429|503]: past that many requests in the window, answer with Retry-After' },
+} as const;
+
+export interface ServerConfig {
+  port: number;
+  seed?: string;
+  testClock: boolean;
+  fault?: FaultName;
+  seedData: SeedData;
+  logLevel: string;
+  throttle?: { max: number; windowMs: number; status: 429 | 503 };
+}
+
+/** The entry point's settings; throws one message naming every wrong variable with its purpose. */
+export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const raw = (key: keyof typeof SERVER_SETTINGS) => {
+    const value = env[SERVER_SETTINGS[key].env]?.trim();
+    return value === undefined || value === '' ? (SERVER_SETTINGS[key] as { default?: string }).default : value;
+  };
+  const problems: string[] = [];
+  const attempt = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      problems.push((error as Error).message);
+      return undefined;
+    }
+  };
+  const port = Number(raw('port'));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT=${raw('port')} is not a port number (${SERVER_SETTINGS.port.purpose})`);
+  const throttleText = raw('throttle');
+  const match = /^(\d+)\/(\d+(?:\.\d+)?)(?:\/(429|503))?$/.exec(throttleText ?? '');
+  if (throttleText !== undefined && !match) problems.push(`THROTTLE=${throttleText} is not <max>/<seconds>[/429|503] (answer with Retry-After past that many requests)`);
+  const fault = attempt(() => parseFault(raw('fault')));
+  const seedData = attempt(() => loadSeed(raw('seedFile')));
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  return {
+    port,
+    seed: raw('seed'),
+    testClock: raw('testClock') === '1',
+    fault,
+    seedData: seedData as SeedData,
+    logLevel: raw('logLevel') as string,
+    throttle: match ? { max: Number(match[1]), windowMs: Number(match[2]) * 1000, status: Number(match[3] ?? 429) as 429 | 503 } : undefined,
+  };
+}

@@ -1,0 +1,31 @@
+// The annotations a test carries, typed once: the suite writes them, the conformance reporter reads them.
+// `skip` is Playwright's own (test.skip with a reason); the rest are the suite's.
+
+export const ANNOTATION = {
+  rule: 'rule',
+  level: 'level',
+  contract: 'contract',
+  /** An INFO result: what the server did where the contract leaves it open. */
+  observation: 'observation',
+  skip: 'skip',
+  /** A 429 or 503 retried after its Retry-After. */
+  retry: 'retry',
+  /** The server's time when the test started, read from its clock. */
+  serverTime: 'server-time',
+  /** A use of an operation the contract marks deprecated. */
+  deprecatedOperation: 'deprecated-operation',
+  /** The target could not be reached: no verdict on the rule. */
+  infrastructure: 'infrastructure',
+} as const;
+
+export type AnnotationType = (typeof ANNOTATION)[keyof typeof ANNOTATION];
+
+export interface Annotation {
+  type: string;
+  description?: string;
+}
+
+/** The distinct descriptions of one type; Playwright 1.5x reports the same annotation on a test and on its result. */
+export function notesOf(annotations: readonly Annotation[], type: AnnotationType): string[] {
+  return [...new Set(annotations.filter((a) => a.type === type).map((a) => a.description ?? ''))];
+}
