@@ -16,6 +16,10 @@ export const ANNOTATION = {
   deprecatedOperation: 'deprecated-operation',
   /** The target could not be reached: no verdict on the rule. */
   infrastructure: 'infrastructure',
+  /** The check proved nothing: its control was refused, or the server was still rate-limiting. No verdict, never a pass. */
+  inconclusive: 'inconclusive',
+  /** `RULE-ID what happened`: a prerequisite the contract guarantees was refused, a failure of that rule. */
+  violation: 'violation',
 } as const;
 
 export type AnnotationType = (typeof ANNOTATION)[keyof typeof ANNOTATION];

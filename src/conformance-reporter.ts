@@ -73,22 +73,29 @@ export default class ConformanceReporter implements Reporter {
     const ruleId = notes(ANNOTATION.rule)[0];
     if (!ruleId) return;
     const message = result.errors.map((e) => e.message ?? '').join('\n');
-    // The target unreachable, a test out of time or a run cut short: no verdict on the rule, and never a pass.
-    const unreachable = notes(ANNOTATION.infrastructure);
+    // The target unreachable, a check that proved nothing, a test out of time or a run cut short: no verdict on the
+    // rule, and never a pass.
+    const noVerdict = [...notes(ANNOTATION.inconclusive).map((why) => `Inconclusive: ${why}`), ...notes(ANNOTATION.infrastructure)];
     const verdict: Verdict =
-      result.status === 'passed' ? 'passed'
+      noVerdict.length > 0 || result.status === 'interrupted' || result.status === 'timedOut' ? 'error'
+      : result.status === 'passed' ? 'passed'
       : result.status === 'skipped' ? 'skipped'
-      : result.status === 'interrupted' || result.status === 'timedOut' || unreachable.length > 0 ? 'error'
       : 'failed';
     const detail =
       verdict === 'skipped' ? notes(ANNOTATION.skip)[0] || 'skipped'
       : verdict === 'passed' ? notes(ANNOTATION.observation).join('; ')
-      : firstLines(message) || unreachable[0] || `the test ended ${result.status} without a message`;
+      : firstLines(message) || noVerdict[0] || `the test ended ${result.status} without a message`;
     const project = this.#byProject ? (test.parent.project()?.name ?? '') : '';
     this.#faults.set(project, (test.parent.project()?.use as { fault?: string } | undefined)?.fault);
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
-    rules.set(ruleId, [...(rules.get(ruleId) ?? []), { title: test.title, verdict, detail }]);
+    const add = (id: string, outcome: Outcome) => rules.set(id, [...(rules.get(id) ?? []), outcome]);
+    add(ruleId, { title: test.title, verdict, detail });
+    // A prerequisite the contract guarantees, refused in this test: a failure of the rule that guarantees it.
+    for (const violation of notes(ANNOTATION.violation)) {
+      const [id, ...what] = violation.split(' ');
+      add(id, { title: test.title, verdict: 'failed', detail: `${what.join(' ')} (a prerequisite of ${test.title})` });
+    }
     this.#outcomes.set(project, rules);
   }
 

@@ -18,11 +18,16 @@ const result = (pass: boolean, name: string, received: string, expected: string,
 });
 
 export const expect = base.extend({
-  /** Error codes are not shown by the contract: any 4xx is a refusal; a 5xx never is; a 2xx is an acceptance. */
+  /**
+   * Error codes are not shown by the contract: any 4xx is a refusal; a 5xx never is; a 2xx is an acceptance. A 429
+   * refuses nothing in particular: the check is then inconclusive (the transport marks it), never passed.
+   */
   toBeRefusal(reply: Reply) {
-    const pass = reply.status >= 400 && reply.status < 500;
+    const pass = reply.status >= 400 && reply.status < 500 && reply.status !== 429;
     return result(pass, 'toBeRefusal', `${reply.status} ${excerpt(reply)}`, 'a 4xx refusal (any code: the contract shows none)',
-      reply.status >= 500 ? 'a 5xx is a server error, never a valid refusal' : 'a 2xx or 3xx means the server accepted what the contract forbids');
+      reply.status === 429 ? 'Inconclusive: the server was still rate-limiting after the retries, so this proves nothing'
+      : reply.status >= 500 ? 'a 5xx is a server error, never a valid refusal'
+      : 'a 2xx or 3xx means the server accepted what the contract forbids');
   },
 
   toBeAcceptance(reply: Reply) {

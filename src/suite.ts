@@ -128,6 +128,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       maxRetries: config.maxRetries,
       onRetry: note(ANNOTATION.retry),
       onUnreachable: note(ANNOTATION.infrastructure),
+      onRateLimited: note(ANNOTATION.inconclusive),
     });
     try {
       await use(transport);
@@ -211,7 +212,41 @@ export function observe(what: string): void {
   test.info().annotations.push({ type: ANNOTATION.observation, description: what });
 }
 
-/** Skips the rest of a test whose prerequisite operation failed; the rule that judges it reports the failure. */
-export function requireAccepted(reply: Reply, what: string, judgedBy: RuleId): void {
-  test.skip(reply.status < 200 || reply.status >= 300, `prerequisite failed: ${what} answered ${reply.status} (judged by ${judgedBy})`);
+const accepted = (reply: Reply) => reply.status >= 200 && reply.status < 300;
+const answer = (reply: Reply) => `${reply.status} ${reply.text().slice(0, 200)}`.trim();
+
+/** Ends a check that proved nothing: no verdict on its rule, and never a pass. */
+export function inconclusive(reason: string): never {
+  test.info().annotations.push({ type: ANNOTATION.inconclusive, description: reason });
+  throw new Error(`Inconclusive: ${reason}`);
+}
+
+/**
+ * A prerequisite the contract guarantees did not hold: that is a failure of the rule that guarantees it (reported
+ * against that rule), and the rest of this test skips naming it. A skip never hides a violation.
+ */
+export function prerequisiteFailed(guaranteedBy: RuleId, what: string): never {
+  test.info().annotations.push({ type: ANNOTATION.violation, description: `${guaranteedBy} ${what}` });
+  test.skip(true, `prerequisite failed: ${what} (a failure of ${guaranteedBy})`);
+  throw new Error('unreachable: test.skip(true) throws');
+}
+
+/** A request the contract guarantees must be accepted; a refusal fails `guaranteedBy` and skips the rest of this test. */
+export function requireAccepted(reply: Reply, what: string, guaranteedBy: RuleId): void {
+  if (accepted(reply)) return;
+  if (reply.status === 429) inconclusive(`${what} was still answered 429 (rate limited) after the retries`);
+  prerequisiteFailed(guaranteedBy, `${what} answered ${answer(reply)}`);
+}
+
+/**
+ * A refusal proves a rule only beside its control: the same request without the property under test, which must be
+ * accepted. When the control is refused the check is inconclusive (and, when the contract guarantees the control,
+ * a failure of the rule that does).
+ */
+export function requireControl(control: Reply, what: string, guaranteedBy?: RuleId): void {
+  if (accepted(control)) return;
+  if (guaranteedBy !== undefined && control.status !== 429) {
+    test.info().annotations.push({ type: ANNOTATION.violation, description: `${guaranteedBy} ${what} answered ${answer(control)}` });
+  }
+  inconclusive(`the control, ${what}, answered ${answer(control)}: a refusal of the variant would prove nothing`);
 }

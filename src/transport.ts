@@ -42,6 +42,8 @@ export class Transport {
       onRetry?: (what: string) => void;
       /** Told when the target could not be reached, so that the report gives no verdict. */
       onUnreachable?: (what: string) => void;
+      /** Told of a 429 that outlived the retries: whatever the test concludes from it proves nothing. */
+      onRateLimited?: (what: string) => void;
     },
   ) {}
 
@@ -51,6 +53,7 @@ export class Transport {
       await this.mode.limiter?.acquire();
       const incoming = await this.#send(out);
       if (!RETRIED_STATUSES.has(incoming.status) || attempt >= maxRetries) {
+        if (incoming.status === 429) this.mode.onRateLimited?.(`${out.method} ${redactUrl(out.url)} was still answered 429 after ${attempt} retries`);
         if (this.mode.record) await this.#record(this.mode.record, out, incoming);
         return incoming;
       }

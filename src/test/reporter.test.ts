@@ -194,6 +194,42 @@ describe('status of the run', () => {
   });
 });
 
+describe('checks that prove nothing, and prerequisites the contract guarantees', () => {
+  test('a check whose control was refused is an error verdict saying so, never a pass or a failure', async () => {
+    const why = 'the control, a valid upload, answered 404 {}: a refusal of the variant would prove nothing';
+    const { rule, status } = await report([{ rule: 'AUTH-TOKEN-REQUIRED', status: 'failed', error: `Error: Inconclusive: ${why}`, notes: [{ type: ANNOTATION.inconclusive, description: why }] }]);
+    assert.equal(rule('AUTH-TOKEN-REQUIRED').verdict, 'error');
+    assert.match(rule('AUTH-TOKEN-REQUIRED').detail, /^Error: Inconclusive: the control/);
+    assert.equal(status, 'failed', 'a MUST rule that could not be judged is no pass');
+  });
+
+  test('a test that passed beside a 429 that outlived the retries is an error verdict', async () => {
+    const why = 'GET https://x.test/files/d/a was still answered 429 after 3 retries';
+    const { rule } = await report([{ rule: 'SECURE-PRIVATE-AFTER', status: 'passed', notes: [{ type: ANNOTATION.inconclusive, description: why }] }]);
+    assert.equal(rule('SECURE-PRIVATE-AFTER').verdict, 'error');
+    assert.equal(rule('SECURE-PRIVATE-AFTER').detail, `Inconclusive: ${why}`);
+  });
+
+  test('a refused prerequisite fails the rule that guarantees it, while the dependent test skips', async () => {
+    const { rule, status } = await report([
+      { rule: 'UPLOAD-ACCEPTED', status: 'passed' },
+      {
+        rule: 'SECURE-PRIVATE-AFTER',
+        title: 'SECURE-PRIVATE-AFTER a secure URL refuses anonymous reads after the hour',
+        status: 'skipped',
+        notes: [
+          { type: ANNOTATION.violation, description: 'UPLOAD-ACCEPTED the upload of secure-after.pdf answered 400 {}' },
+          { type: 'skip', description: 'prerequisite failed: the upload of secure-after.pdf answered 400 {} (a failure of UPLOAD-ACCEPTED)' },
+        ],
+      },
+    ]);
+    assert.equal(rule('SECURE-PRIVATE-AFTER').verdict, 'skipped');
+    assert.equal(rule('UPLOAD-ACCEPTED').verdict, 'failed');
+    assert.equal(rule('UPLOAD-ACCEPTED').detail, 'the upload of secure-after.pdf answered 400 {} (a prerequisite of SECURE-PRIVATE-AFTER a secure URL refuses anonymous reads after the hour)');
+    assert.equal(status, 'failed');
+  });
+});
+
 describe('details', () => {
   test("a skipped test's detail is the reason of its skip annotation", async () => {
     const reason = 'prerequisite failed: upload answered 500 (judged by UPLOAD-ACCEPTED)';
