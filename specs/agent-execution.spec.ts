@@ -1,9 +1,9 @@
-// Agent execution of §4.3 on the deprecated path: the reply of §2.4, the session rule of §3, and the
-// requests rules 1 and 2 forbid.
+// Agent execution of §4.3: the reply of §2.4 and the session rule of §3 on the deprecated path, and the requests
+// rules 1 and 2 forbid on both paths, as a session's first message and as a continuation.
 import type { Api, ExecuteRequest, Reply } from '../src/api.ts';
 import type { Target } from '../src/config.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, requireAccepted, rule, test } from '../src/suite.ts';
+import { expect, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 
 const MESSAGE = 'Hello from the conformance suite';
 
@@ -16,62 +16,88 @@ function field(reply: Reply, name: string): unknown {
   return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>)[name] : undefined;
 }
 
-/** Starts a session; a server that starts none is judged by SESSION-START, so the dependent test skips. */
-async function startSession(api: Api, label: string): Promise<{ reply: Reply; executionId: string }> {
-  const reply = await api.execute(label);
+/** Starts a session; a server that starts none fails SESSION-START (on the deprecated path), and the test skips. */
+async function startSession(api: Api, label: string, path: ExecutePath = 'deprecated'): Promise<{ reply: Reply; executionId: string }> {
+  const reply = await api.execute(label, { path });
+  if (path === 'replacement') requireControl(reply, 'the first message of a session on the replacement path', 'not guaranteed');
   requireAccepted(reply, 'the first message of a session', 'SESSION-START');
   const executionId = field(reply, 'executionId');
-  test.skip(typeof executionId !== 'string' || executionId === '', 'prerequisite failed: the first reply of a session carried no executionId (judged by SESSION-START)');
-  return { reply, executionId: executionId as string };
+  if (typeof executionId !== 'string' || executionId === '') {
+    test.skip(path === 'replacement', "not applicable: the replacement's first reply carried no executionId (its shapes are not shown)");
+    prerequisiteFailed('SESSION-START', 'the first reply of a session carried no executionId');
+  }
+  return { reply, executionId };
 }
 
-/** The unvaried request is accepted, so a verdict on a variation is about what the variation changes. */
-async function requireValidExecution(api: Api): Promise<void> {
-  requireAccepted(await api.execute('a valid execution, the baseline of the variation'), 'a valid execution', 'SESSION-START');
-}
+type ExecutePath = NonNullable<ExecuteRequest['path']>;
+type Kind = 'first message' | 'continuation';
 
 interface RefusalCase {
   rule: RuleId;
   statement: string;
   /** Optional configuration the case needs, and the skip reason when it is not set. */
   needs?: { setting: 'inactiveAgentId' | 'foreignLocationId'; unset: string };
-  request: (target: Target) => ExecuteRequest;
+  /** The request kinds the rule governs. */
+  kinds: Kind[];
+  /** The control request with the one property under test changed. */
+  vary: (control: ExecuteRequest & { body: Record<string, unknown> }, target: Target) => ExecuteRequest;
 }
+
+const without = (body: Record<string, unknown>, name: string) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== name));
+const BOTH: Kind[] = ['first message', 'continuation'];
 
 const REFUSALS: RefusalCase[] = [
   {
     rule: 'SESSION-UNKNOWN',
     statement: 'an executionId the server never returned is refused',
-    request: (target) => ({ body: body(target, { executionId: 'conformance-unknown-execution' }) }),
+    kinds: ['continuation'],
+    vary: (control) => ({ ...control, body: { ...control.body, executionId: 'conformance-unknown-execution' } }),
   },
   {
     rule: 'AGENT-INACTIVE',
     statement: 'an agent that is not active is refused',
     needs: { setting: 'inactiveAgentId', unset: 'INACTIVE_AGENT_ID is not set' },
-    request: (target) => ({ agentId: target.inactiveAgentId }),
+    kinds: BOTH,
+    vary: (control, target) => ({ ...control, agentId: target.inactiveAgentId }),
   },
   {
     rule: 'AGENT-FOREIGN-LOCATION',
     statement: 'an agent executed for a location it does not belong to is refused',
     needs: { setting: 'foreignLocationId', unset: 'FOREIGN_LOCATION_ID is not set' },
-    request: (target) => ({ body: { message: MESSAGE, locationId: target.foreignLocationId } }),
+    kinds: BOTH,
+    vary: (control, target) => ({ ...control, body: { ...control.body, locationId: target.foreignLocationId } }),
   },
   {
     rule: 'AGENT-MESSAGE-REQUIRED',
     statement: 'an execution without message is refused',
-    request: (target) => ({ body: { locationId: target.locationId } }),
+    kinds: BOTH,
+    vary: (control) => ({ ...control, body: without(control.body, 'message') }),
   },
   {
     rule: 'AGENT-LOCATION-REQUIRED',
     statement: 'an execution without locationId is refused',
-    request: () => ({ body: { message: MESSAGE } }),
+    kinds: BOTH,
+    vary: (control) => ({ ...control, body: without(control.body, 'locationId') }),
   },
   {
     rule: 'AGENT-UNKNOWN',
     statement: 'an agentId that names no agent is refused',
-    request: () => ({ agentId: 'conformance-unknown-agent' }),
+    kinds: BOTH,
+    vary: (control) => ({ ...control, agentId: 'conformance-unknown-agent' }),
   },
 ];
+
+/**
+ * The control of a refusal on a path and request kind: a valid first message, or a valid continuation of a session
+ * started for it. The deprecated path's are guaranteed by §3 and §4.3; the replacement's shapes are not shown.
+ */
+async function controlRequest(api: Api, target: Target, path: ExecutePath, kind: Kind) {
+  const session = kind === 'continuation' ? { executionId: (await startSession(api, 'the session the control continues', path)).executionId } : {};
+  const request = { path, body: body(target, session) };
+  const guarantee = path === 'replacement' ? 'not guaranteed' : kind === 'continuation' ? 'SESSION-CONTINUE' : 'SESSION-START';
+  requireControl(await api.execute(`a valid ${kind} on the ${path} path (the control)`, request), `a valid ${kind} on the ${path} path`, guarantee);
+  return request;
+}
 
 test.describe('agent execution', () => {
   test(...rule('EXEC-RESPONSE-SCHEMA', 'the first reply of a session has the eleven fields of §2.4 with their types'), async ({ api }) => {
@@ -123,23 +149,40 @@ test.describe('agent execution', () => {
     expect(interactionIds, 'interactionIds of the three exchanges, in order').toEqual([...new Set(interactionIds)]);
   });
 
-  test(...rule('SESSION-DISTINCT', 'two sessions started one after the other get different executionIds'), async ({ api }) => {
+  test(...rule('SESSION-INTERACTION-NEW', 'the exchanges of two sessions never share an interactionId'), async ({ api, target }) => {
+    const interactionIds: unknown[] = [];
+    for (const session of ['A', 'B']) {
+      const { reply, executionId } = await startSession(api, `exchange 1 of session ${session}`);
+      const next = await api.execute(`exchange 2 of session ${session}`, { body: body(target, { executionId }) });
+      requireAccepted(next, 'the continuation of a session', 'SESSION-CONTINUE');
+      interactionIds.push(field(reply, 'interactionId'), field(next, 'interactionId'));
+    }
+    expect(interactionIds, 'interactionIds of sessions A and B, in order').toEqual([...new Set(interactionIds)]);
+  });
+
+  test(...rule('SESSION-DISTINCT', 'sessions started before and after a continuation get different executionIds'), async ({ api, target }) => {
     const first = await startSession(api, 'first message of session A');
     const second = await startSession(api, 'first message of session B');
-    expect(second.executionId, 'executionId of session B').not.toBe(first.executionId);
+    requireAccepted(await api.execute('a continuation of session A', { body: body(target, { executionId: first.executionId }) }), 'the continuation of a session', 'SESSION-CONTINUE');
+    const third = await startSession(api, 'first message of session C');
+    const ids = [first.executionId, second.executionId, third.executionId];
+    expect(ids, 'executionIds of sessions A, B and C').toEqual([...new Set(ids)]);
   });
 
   for (const row of REFUSALS) {
-    test(...rule(row.rule, row.statement), async ({ api, target }) => {
-      if (row.needs) test.skip(!target[row.needs.setting], row.needs.unset);
-      await requireValidExecution(api);
-      const reply = await api.execute(row.statement, row.request(target));
-      expect(reply).toBeRefusal();
-    });
+    for (const path of ['deprecated', 'replacement'] as const) {
+      for (const kind of row.kinds) {
+        test(...rule(row.rule, `${row.statement} (${kind}, ${path} path)`), async ({ api, target }) => {
+          if (row.needs) test.skip(!target[row.needs.setting], row.needs.unset);
+          const control = await controlRequest(api, target, path, kind);
+          expect(await api.execute(row.statement, row.vary(control, target))).toBeRefusal();
+        });
+      }
+    }
   }
 
   test(...rule('AGENT-SOURCE', 'an execution with source=public_api is accepted'), async ({ api }) => {
-    await requireValidExecution(api);
+    requireAccepted(await api.execute('a valid execution without source'), 'a valid execution', 'SESSION-START');
     const reply = await api.execute('execution with source=public_api', { query: { source: 'public_api' } });
     expect(reply).toBeAcceptance();
   });

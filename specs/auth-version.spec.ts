@@ -1,39 +1,31 @@
 // Authentication (§5) on every authenticated operation, and the Version header (§9.1).
 import type { Api, Auth, Reply } from '../src/api.ts';
-import type { Target } from '../src/config.ts';
+import type { Credential, Target } from '../src/config.ts';
 import { absoluteUrls, slugOf } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, observe, requireAccepted, rule, test } from '../src/suite.ts';
+import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
+
+type Send = (label: string, auth: Auth, headers?: Record<string, string | null>) => Promise<Reply>;
 
 interface Operation {
   name: string;
   /** False when a request without a token is legitimately answered (see GET /files/d/{slug} below). */
   needsToken: boolean;
-  /** A token the operation accepts, to wrap in malformed headers. */
-  validToken(target: Target): string;
-  send(api: Api, auth: Auth, headers?: Record<string, string | null>): Promise<Reply>;
+  /** The credential of the control, which the operation accepts; malformed headers wrap it. */
+  credential: Credential;
+  /** The rule that guarantees the control is accepted; the replacement path's shapes are not shown. */
+  guarantee: RuleId | 'not guaranteed';
+  /** Makes what every request of the operation needs (a slug, a session) and answers how to send one. */
+  prepare(api: Api, target: Target): Promise<Send>;
 }
 
 const upload: Operation = {
   name: 'an upload',
   needsToken: true,
-  validToken: (target) => target.tokens.access,
-  send: (api, auth, headers) => api.upload('upload with the credential under test', { files: [testFile('auth.txt', 300)], auth, headers }),
-};
-
-const executeDeprecated: Operation = {
-  name: 'a deprecated execute',
-  needsToken: true,
-  validToken: (target) => target.tokens.access,
-  send: (api, auth, headers) => api.execute('deprecated execute with the credential under test', { path: 'deprecated', auth, headers }),
-};
-
-const executeReplacement: Operation = {
-  name: 'a replacement execute',
-  needsToken: true,
-  validToken: (target) => target.tokens.access,
-  send: (api, auth, headers) => api.execute('replacement execute with the credential under test', { path: 'replacement', auth, headers }),
+  credential: 'access',
+  guarantee: 'UPLOAD-ACCEPTED',
+  prepare: async (api) => (label, auth, headers) => api.upload(label, { files: [testFile('auth.txt', 300)], auth, headers }),
 };
 
 const signedUrl: Operation = {
@@ -41,20 +33,49 @@ const signedUrl: Operation = {
   // Within the hour the same URL is public to a request without a token (§4.1 rule 4); after it, anonymous
   // reads are judged by SECURE-PRIVATE-AFTER, which moves the clock.
   needsToken: false,
-  validToken: (target) => target.tokens.filesReadonly,
-  async send(api, auth) {
+  credential: 'filesReadonly',
+  guarantee: 'SECURE-SIGNED-URL',
+  async prepare(api) {
     const secure = await api.upload('a secure upload with the access token, for its slug', {
       fields: api.uploadFields({ isSecureAttachment: 'true' }),
       files: [testFile('secure.pdf', 300)],
     });
     requireAccepted(secure, 'a secure upload', 'UPLOAD-ACCEPTED');
-    const slug = absoluteUrls(secure.json()).map(slugOf).find((found) => found !== undefined);
-    test.skip(slug === undefined, 'the secure upload offered no /files/d/{slug} URL (judged by SECURE-URL-FORM)');
-    return api.signedUrlFor('GET /files/d/{slug} with the credential under test', slug as string, auth);
+    const slug = absoluteUrls(secure.json()).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no /files/d/{slug} URL');
+    return (label, auth) => api.signedUrlFor(label, slug, auth);
   },
 };
 
-const OPERATIONS = [upload, signedUrl, executeDeprecated, executeReplacement];
+/** The execute operation of a path, as a session's first message or as a continuation of one. */
+function execute(path: 'deprecated' | 'replacement', kind: 'first message' | 'continuation'): Operation {
+  const guaranteed = path === 'deprecated';
+  return {
+    name: `a ${path} execute (${kind})`,
+    needsToken: true,
+    credential: 'access',
+    guarantee: !guaranteed ? 'not guaranteed' : kind === 'continuation' ? 'SESSION-CONTINUE' : 'SESSION-START',
+    async prepare(api, target) {
+      let extra = {};
+      if (kind === 'continuation') {
+        const first = await api.execute(`the first message of the session to continue (${path} path)`, { path });
+        if (guaranteed) requireAccepted(first, 'the first message of a session', 'SESSION-START');
+        else requireControl(first, 'the first message of a session on the replacement path', 'not guaranteed');
+        const executionId = (first.json() as { executionId?: unknown } | undefined)?.executionId;
+        if (typeof executionId !== 'string') {
+          test.skip(!guaranteed, "not applicable: the replacement's first reply carried no executionId (its shapes are not shown)");
+          prerequisiteFailed('SESSION-START', 'the first reply of a session carried no executionId');
+        }
+        extra = { executionId };
+      }
+      const body = { message: 'Hello from the conformance suite', locationId: target.locationId, ...extra };
+      return (label, auth, headers) => api.execute(label, { path, body, auth, headers });
+    },
+  };
+}
+
+const executeDeprecated = execute('deprecated', 'first message');
+const executeReplacement = execute('replacement', 'first message');
+const OPERATIONS = [upload, signedUrl, executeDeprecated, execute('deprecated', 'continuation'), executeReplacement, execute('replacement', 'continuation')];
 
 interface CredentialCase {
   rule: Extract<RuleId, 'AUTH-TOKEN-REQUIRED' | 'AUTH-MALFORMED' | 'AUTH-UNKNOWN-TOKEN'>;
@@ -82,8 +103,9 @@ test.describe('authentication', () => {
   for (const operation of OPERATIONS) {
     for (const row of CREDENTIAL_CASES.filter((c) => operation.needsToken || c.rule !== 'AUTH-TOKEN-REQUIRED')) {
       test(...rule(row.rule, `${operation.name} ${row.label} is refused`), async ({ api, target }) => {
-        const reply = await operation.send(api, row.auth(operation.validToken(target)));
-        expect(reply).toBeRefusal();
+        const send = await operation.prepare(api, target);
+        requireControl(await send(`${operation.name} with a valid token (the control)`, operation.credential), `${operation.name} with a valid token`, operation.guarantee);
+        expect(await send(`${operation.name} with the credential under test`, row.auth(target.tokens[operation.credential] as string))).toBeRefusal();
       });
     }
   }
@@ -91,7 +113,7 @@ test.describe('authentication', () => {
   for (const operation of [upload, executeDeprecated, executeReplacement]) {
     test(...rule('AUTH-PIT', `the answer to ${operation.name} with a private integration token is observed`), async ({ api, target }) => {
       test.skip(target.tokens.pit === undefined, 'PIT_TOKEN is not set');
-      const reply = await operation.send(api, 'pit');
+      const reply = await (await operation.prepare(api, target))('the operation with the PIT', 'pit');
       observe(`${operation.name} with a PIT: ${outcome(reply)}`);
     });
   }
@@ -111,8 +133,8 @@ const VERSION_CASES: VersionCase[] = [
 test.describe('versioning', () => {
   for (const operation of [executeDeprecated, upload]) {
     for (const row of VERSION_CASES) {
-      test(...rule(row.rule, `the answer to ${operation.name} ${row.label} is observed`), async ({ api }) => {
-        const reply = await operation.send(api, 'access', row.headers);
+      test(...rule(row.rule, `the answer to ${operation.name} ${row.label} is observed`), async ({ api, target }) => {
+        const reply = await (await operation.prepare(api, target))(`the operation ${row.label}`, 'access', row.headers);
         observe(`${operation.name} ${row.label}: ${outcome(reply)}`);
       });
     }

@@ -2,37 +2,42 @@
 // test clock a test moves it (the clock fixture puts it back); without one, a check that needs time to pass skips
 // with the reason, unless the opt-in slow project (SUITE_SLOW=1) really waits.
 import type { Api } from '../src/api.ts';
-import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR } from '../src/contract.ts';
+import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract.ts';
 import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
-import { expect, observe, requireAccepted, rule, test } from '../src/suite.ts';
+import { anonymousLeaks, describeLeaks } from '../src/privacy.ts';
+import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/test-files.ts';
 
 /** Readings of "from 30 November 2026" agree on these: before in every time zone, and after in every one. */
 const BEFORE_CUTOVER = '2026-11-29T09:00:00Z';
 const AFTER_CUTOVER = '2026-11-30T12:00:00Z';
-/** Margins around the end of the one-hour window: wide enough for a server whose clock runs, narrow enough to see a minute off. */
-const JUST_BEFORE_THE_HOUR = HOUR - 30;
-const PAST_THE_HOUR = HOUR + 30;
+const DAY = 24 * HOUR;
+/** Far from every edge: a month after the upload. */
+const MONTH = 30 * DAY;
 
 /**
- * Uploads one file and answers its URL: the only URL offered, else the one serving its bytes.
- * Skips when the upload itself failed, which UPLOAD-ACCEPTED judges.
+ * Uploads the files and answers each one's URL: the only URL offered for a single file, else the one serving its
+ * bytes. A refused upload or a file left without a URL fails the rule that guarantees it, and this test skips.
  */
-async function uploadOne(api: Api, file: TestFile, secure: boolean | 'unset' = 'unset'): Promise<string> {
+async function uploadAll(api: Api, files: TestFile[], secure: boolean | 'unset' = 'unset'): Promise<string[]> {
   const fields = secure === 'unset' ? api.uploadFields() : api.uploadFields({ isSecureAttachment: String(secure) });
-  const reply = await api.upload(`upload ${file.name}`, { fields, files: [file] });
-  requireAccepted(reply, `the upload of ${file.name}`, 'UPLOAD-ACCEPTED');
+  const reply = await api.upload(`upload ${files.map((f) => f.name).join(', ')}`, { fields, files });
+  requireAccepted(reply, `the upload of ${files.map((f) => f.name).join(', ')}`, 'UPLOAD-ACCEPTED');
   const offered = absoluteUrls(reply.json());
-  const url = offered.length === 1 ? offered[0] : (await urlsByFile(api, offered, [file])).get(file.name);
-  test.skip(url === undefined, `prerequisite failed: no URL of the upload could be told to be ${file.name}'s (judged by UPLOAD-URL-PER-FILE)`);
-  return url as string;
+  const byFile = files.length === 1 && offered.length === 1 ? new Map([[files[0].name, offered[0]]]) : await urlsByFile(api, offered, files);
+  const missing = files.filter((file) => !byFile.has(file.name)).map((file) => file.name);
+  if (missing.length > 0) prerequisiteFailed('UPLOAD-URL-PER-FILE', `no URL of the upload served the bytes of ${missing.join(', ')}`);
+  return files.map((file) => byFile.get(file.name) as string);
 }
 
-/** The slug of a secure URL; skips when the URL does not have the secure form. */
+const uploadOne = async (api: Api, file: TestFile, secure: boolean | 'unset' = 'unset') => (await uploadAll(api, [file], secure))[0];
+
+/** Files at every position of an upload of the maximum count, each its own bytes. */
+const everyPosition = (stem: string) => Array.from({ length: MAX_FILES_PER_UPLOAD }, (_, i) => testFile(`${stem}-${i + 1}.pdf`, 300 + i));
+
+/** The slug of a secure URL; a URL of another form fails SECURE-URL-FORM, and this test skips. */
 function requireSlug(url: string): string {
-  const slug = slugOf(url);
-  test.skip(slug === undefined, `prerequisite failed: ${url} is not of the form /files/d/{slug} (judged by SECURE-URL-FORM)`);
-  return slug as string;
+  return slugOf(url) ?? prerequisiteFailed('SECURE-URL-FORM', `the secure upload's URL ${url} is not of the form /files/d/{slug}`);
 }
 
 /** An offered URL that serves the file's bytes anonymously, if any. */
@@ -40,61 +45,78 @@ async function servingUrl(api: Api, urls: string[], file: TestFile): Promise<str
   return (await urlsByFile(api, urls, [file])).get(file.name);
 }
 
-/** The signed URL serving a secure file whose public hour is over; skips when no signed URL serves it. */
+/** The signed URL serving a secure file whose public hour is over; none fails SECURE-SIGNED-URL, and this test skips. */
 async function signedAfterTheHour(api: Api, slug: string, file: TestFile): Promise<string> {
   const reply = await api.signedUrlFor('ask for a signed URL with files.readonly', slug, 'filesReadonly');
-  const signed = await servingUrl(api, offeredUrls(reply), file);
-  test.skip(signed === undefined, 'prerequisite failed: no signed URL served the file (judged by SECURE-SIGNED-URL)');
-  return signed as string;
+  return (await servingUrl(api, offeredUrls(reply), file)) ?? prerequisiteFailed('SECURE-SIGNED-URL', `no URL offered by GET /files/d/{slug} with files.readonly (${reply.status}) served the file`);
 }
 
+const PRIVATE = 'routes by which a caller without files.readonly got the bytes';
+
 test.describe('secure attachment lifecycle', () => {
-  test(...rule('SECURE-URL-FORM', 'a secure upload URL has the form /files/d/{slug}'), async ({ api }) => {
-    const url = await uploadOne(api, testFile('secure-form.png'), true);
-    expect(url).toBeSecureAttachmentUrl();
+  test(...rule('SECURE-URL-FORM', 'every file of a secure upload gets a URL of the form /files/d/{slug}'), async ({ api }) => {
+    const urls = await uploadAll(api, everyPosition('secure-form'), true);
+    for (const url of urls) expect.soft(url).toBeSecureAttachmentUrl();
   });
 
   test(...rule('SECURE-PUBLIC-WINDOW', 'a secure URL serves anonymously from the upload to just before the hour ends'), async ({ api, travel }) => {
     const file = testFile('secure-window.pdf');
     const url = await uploadOne(api, file, true);
-    expect.soft(await api.anonymous('read at once', url)).toServeBytesOf(file);
-    await travel.pass(JUST_BEFORE_THE_HOUR);
-    expect.soft(await api.anonymous(`read ${JUST_BEFORE_THE_HOUR} s after the upload`, url)).toServeBytesOf(file);
+    const time = travel.timeline();
+    const instants = [0, ...(travel.farReachable ? [HOUR / 2] : []), HOUR - travel.margin];
+    for (const seconds of instants) {
+      await time.to(seconds);
+      expect.soft(await api.anonymous(`read ${seconds} s after the upload`, url)).toServeBytesOf(file);
+    }
   });
 
-  test(...rule('SECURE-PRIVATE-AFTER', 'a secure URL refuses anonymous reads after the hour'), async ({ api, travel }) => {
-    const file = testFile('secure-after.pdf');
-    const url = await uploadOne(api, file, true);
-    await travel.pass(PAST_THE_HOUR);
-    expect(await api.anonymous(`read ${PAST_THE_HOUR} s after the upload`, url)).toWithholdBytesOf(file);
+  test(...rule('SECURE-PRIVATE-AFTER', 'no anonymous route reaches a secure file after the hour, just after it or long after'), async ({ api, travel }) => {
+    const files = [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)];
+    const urls = await uploadAll(api, files, true);
+    const time = travel.timeline();
+    const instants = [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH] : [])];
+    for (const seconds of instants) {
+      await time.to(seconds);
+      for (const [i, file] of files.entries()) {
+        expect.soft(describeLeaks(await anonymousLeaks(api, urls[i], file)), `${PRIVATE}: ${file.name}, ${seconds} s after the upload`).toEqual([]);
+      }
+    }
   });
 
   test(...rule('SECURE-SIGNED-URL', 'a files.readonly token gets a signed URL serving the exact bytes'), async ({ api, travel }) => {
     const file = testFile('secure-signed.docx');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(PAST_THE_HOUR);
-    const reply = await api.signedUrlFor('ask for a signed URL with files.readonly', slug, 'filesReadonly');
-    expect(reply.status, `GET /files/d/{slug} with files.readonly answered ${reply.status}`).toBeLessThan(400);
-    const signed = await servingUrl(api, offeredUrls(reply), file);
-    expect(signed, `none of the URLs offered (${offeredUrls(reply).length}) served the exact bytes of ${file.name}`).toBeDefined();
+    const time = travel.timeline();
+    for (const seconds of [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])]) {
+      await time.to(seconds);
+      const reply = await api.signedUrlFor(`ask for a signed URL with files.readonly, ${seconds} s after the upload`, slug, 'filesReadonly');
+      expect.soft(reply.status, `GET /files/d/{slug} with files.readonly answered ${reply.status}`).toBeLessThan(400);
+      const signed = await servingUrl(api, offeredUrls(reply), file);
+      expect.soft(signed, `none of the URLs offered (${offeredUrls(reply).length}) served the exact bytes of ${file.name}, ${seconds} s after the upload`).toBeDefined();
+    }
   });
 
   test(...rule('SECURE-SCOPE-REQUIRED', 'a token lacking files.readonly gets no signed URL'), async ({ api, travel }) => {
     const file = testFile('secure-scope.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(PAST_THE_HOUR);
+    await travel.pass(HOUR + travel.margin);
+    const control = await api.signedUrlFor('ask for a signed URL with files.readonly (the control)', slug, 'filesReadonly');
+    requireControl(control, 'GET /files/d/{slug} with files.readonly', 'SECURE-SIGNED-URL');
     const reply = await api.signedUrlFor('ask for a signed URL without files.readonly', slug, 'noFilesScope');
-    expect(reply).toBeRefusal();
+    expect.soft(reply).toBeRefusal();
+    expect.soft(await servingUrl(api, offeredUrls(reply), file), 'a URL offered to the token without files.readonly that serves the file').toBeUndefined();
   });
 
   test(...rule('SECURE-UNKNOWN-SLUG', 'an unknown slug is refused'), async ({ api }) => {
+    const slug = requireSlug(await uploadOne(api, testFile('known-slug.pdf'), true));
+    requireControl(await api.signedUrlFor('ask for the signed URL of a known slug (the control)', slug, 'filesReadonly'), 'GET /files/d/{slug} of a known slug', 'SECURE-SIGNED-URL');
     expect(await api.signedUrlFor('ask for the signed URL of an unknown slug', 'conformance-unknown-slug', 'filesReadonly')).toBeRefusal();
   });
 
   test(...rule('SECURE-SIGNED-EXPIRES', 'a signed URL stops serving within the hour'), async ({ api, travel }) => {
     const file = testFile('signed-expiry.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(PAST_THE_HOUR);
+    await travel.pass(HOUR + travel.margin);
     const signed = await signedAfterTheHour(api, slug, file);
     await travel.pass(HOUR);
     expect(await api.anonymous('read the signed URL an hour later', signed)).toWithholdBytesOf(file);
@@ -105,7 +127,7 @@ test.describe('secure attachment lifecycle', () => {
     const other = testFile('signed-other.pdf');
     const slug = requireSlug(await uploadOne(api, mine, true));
     const otherSlug = requireSlug(await uploadOne(api, other, true));
-    await travel.pass(PAST_THE_HOUR);
+    await travel.pass(HOUR + travel.margin);
     const signed = await signedAfterTheHour(api, slug, mine);
     test.skip(!signed.includes(slug), 'the signed URL does not name its slug, so it cannot be pointed at another one');
     const swapped = signed.split(slug).join(otherSlug);
@@ -115,7 +137,7 @@ test.describe('secure attachment lifecycle', () => {
   test(...rule('SECURE-SIGNED-TAMPER', 'a tampered signed URL is refused'), async ({ api, travel }) => {
     const file = testFile('signed-tamper.pdf');
     const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(PAST_THE_HOUR);
+    await travel.pass(HOUR + travel.margin);
     const tampered = tamper(await signedAfterTheHour(api, slug, file));
     test.skip(tampered === undefined, 'the signed URL has no query parameter to alter');
     expect(await api.anonymous('the signed URL with its longest parameter altered', tampered as string)).toWithholdBytesOf(file);
@@ -142,12 +164,15 @@ test.describe('permanent URLs before the change of 30 November 2026', () => {
     observe(`content type of a .csv: ${read.headers['content-type'] ?? '(none)'}`);
   });
 
-  test(...rule('PERMANENT-URL-LASTS', 'a non-secure upload URL still serves after the hour'), async ({ api, travel }) => {
+  test(...rule('PERMANENT-URL-LASTS', 'a non-secure upload URL still serves after the hour and a month later'), async ({ api, travel }) => {
     await travel.ensureRegime('before', BEFORE_CUTOVER);
     const file = testFile('permanent-lasts.txt');
     const url = await uploadOne(api, file, false);
-    await travel.pass(PAST_THE_HOUR);
-    expect(await api.anonymous('read after the hour', url)).toServeBytesOf(file);
+    const time = travel.timeline();
+    for (const seconds of [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])]) {
+      await time.to(seconds);
+      expect.soft(await api.anonymous(`read ${seconds} s after the upload`, url)).toServeBytesOf(file);
+    }
   });
 
   test(...rule('FILE-CONTENT-TYPE', 'the content type of served files is observed'), async ({ api, travel }) => {
@@ -168,11 +193,13 @@ test.describe('the change of 30 November 2026', () => {
   for (const { id, flag, statement } of cases) {
     test(...rule(id, statement), async ({ api, travel }) => {
       await travel.ensureRegime('after', AFTER_CUTOVER);
-      const file = testFile(`cutover-${String(flag)}.pdf`);
-      const url = await uploadOne(api, file, flag);
-      expect.soft(url).toBeSecureAttachmentUrl();
-      await travel.pass(PAST_THE_HOUR);
-      expect.soft(await api.anonymous('read after the hour', url)).toWithholdBytesOf(file);
+      const files = [testFile(`cutover-${String(flag)}.pdf`), testFile(`cutover-${String(flag)}-2.png`, 700)];
+      const urls = await uploadAll(api, files, flag);
+      for (const url of urls) expect.soft(url).toBeSecureAttachmentUrl();
+      await travel.pass(HOUR + travel.margin);
+      for (const [i, file] of files.entries()) {
+        expect.soft(describeLeaks(await anonymousLeaks(api, urls[i], file)), `${PRIVATE}: ${file.name} after the hour`).toEqual([]);
+      }
     });
   }
 

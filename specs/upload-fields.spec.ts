@@ -4,7 +4,7 @@ import type { Fields } from '../src/api.ts';
 import type { Target } from '../src/config.ts';
 import { absoluteUrls, urlsByFile } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, requireAccepted, rule, test } from '../src/suite.ts';
+import { expect, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 
 interface FieldCase {
@@ -58,11 +58,11 @@ test.describe('upload fields', () => {
     expect(reply.json()).toMatchSchema('upload-response');
   });
 
-  test(...rule('UPLOAD-URL-PER-FILE', 'every uploaded file gets a URL serving its exact bytes'), async ({ api }) => {
+  test(...rule('UPLOAD-URL-PER-FILE', 'every file of an upload of five gets a URL serving its exact bytes'), async ({ api }) => {
     // Distinct names, types and sizes, so each file has its own digest and a URL can serve only one of them.
-    const files = [testFile('first.txt', 200), testFile('second.pdf', 300), testFile('third.png', 400)];
-    const reply = await api.upload('a valid upload of three files', { files });
-    requireAccepted(reply, 'a valid upload of three files', 'UPLOAD-ACCEPTED');
+    const files = [testFile('first.txt', 200), testFile('second.pdf', 300), testFile('third.png', 400), testFile('fourth.csv', 500), testFile('fifth.docx', 600)];
+    const reply = await api.upload('a valid upload of five files', { files });
+    requireAccepted(reply, 'a valid upload of five files', 'UPLOAD-ACCEPTED');
     const matched = await urlsByFile(api, absoluteUrls(reply.json()), files);
     for (const file of files) {
       expect.soft(matched.get(file.name), `a URL in the response serving the bytes of ${file.name}`).toBeDefined();
@@ -71,8 +71,11 @@ test.describe('upload fields', () => {
 
   for (const row of FIELD_CASES) {
     test(...rule(row.rule, row.statement), async ({ api, target }) => {
-      const fields = row.fields(api.uploadFields(), target);
-      const reply = await api.upload(row.statement, { fields, files: [testFile('fields.txt', 300)] });
+      const files = [testFile('fields.txt', 300)];
+      if (row.expect === 'refused') {
+        requireControl(await api.upload('the same upload with every required field (the control)', { files }), 'a valid upload', 'UPLOAD-ACCEPTED');
+      }
+      const reply = await api.upload(row.statement, { fields: row.fields(api.uploadFields(), target), files });
       if (row.expect === 'accepted') {
         expect(reply).toBeAcceptance();
       } else {

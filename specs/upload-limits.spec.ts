@@ -1,15 +1,19 @@
-// Upload limits of §8: file counts, sizes and types, one test per row of the case tables.
-import { allowedExtensionCases, numberedName, uploadLimitCases } from '../src/cases.ts';
-import { expect, observe, rule, test } from '../src/suite.ts';
+// Upload limits of §8: file counts, sizes and types at every position of an upload, and names built to slip past a
+// careless extension check; one test per row of the case tables. A refusal is judged beside its control, the same
+// upload without the property under test, which must be accepted.
+import { allowedExtensionCases, filesOf, uploadLimitCases } from '../src/cases.ts';
+import { expect, observe, requireControl, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 
 test.describe('upload limits', () => {
   for (const row of uploadLimitCases()) {
     test(...rule(row.rule, row.statement), async ({ api }) => {
-      const files = Array.from({ length: row.files }, (_, i) => testFile(numberedName(row.name, i, row.files), row.bytes));
-      const reply = await api.upload(row.statement, { files });
+      if (row.control) {
+        requireControl(await api.upload(`${row.statement}: the control`, { files: filesOf(row.control) }), 'the same upload within the limits', 'UPLOAD-ACCEPTED');
+      }
+      const reply = await api.upload(row.statement, { files: filesOf(row.upload) });
       if (row.expect === 'observed') {
-        observe(`${row.files} × ${row.bytes} bytes: ${reply.status}`);
+        observe(`${row.upload.map((g) => `${g.count ?? 1} × ${g.bytes} bytes`).join(' + ')}: ${reply.status}`);
       } else if (row.expect === 'accepted') {
         expect(reply).toBeAcceptance();
       } else {

@@ -105,9 +105,9 @@ export class Api {
     return this.send(label, 'GET', `${SECURE_PATH_PREFIX}${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0 });
   }
 
-  /** An anonymous GET of an absolute URL: no token, no Version, nothing but what any HTTP client sends. */
-  async anonymous(label: string, url: string): Promise<Reply> {
-    return this.send(label, 'GET', url, { headers: {} });
+  /** An anonymous request to an absolute URL: no token, no Version, nothing but what any HTTP client sends, and `headers`. */
+  async anonymous(label: string, url: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string> } = {}): Promise<Reply> {
+    return this.send(label, options.method ?? 'GET', url, { headers: options.headers ?? {} });
   }
 
   /** Version, then Authorization for the credential; `null` in extra removes a header. */

@@ -3,22 +3,31 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ALLOWED_EXTENSIONS, type ExtensionCategory } from './contract.ts';
 import type { RuleId } from './rules.ts';
+import { testFile, type TestFile } from './test-files.ts';
 import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
 
 export const CASES_DIR = fileURLToPath(new URL('../specs/cases/', import.meta.url));
 
+/** Files of one name and size, `count` of them in a row. */
+export interface FileGroup {
+  name: string;
+  bytes: number;
+  count?: number;
+}
+
 export interface UploadCase {
   rule: RuleId;
   statement: string;
-  files: number;
-  bytes: number;
-  name: string;
+  upload: FileGroup[];
   expect: 'accepted' | 'refused' | 'observed';
+  /** For a refused row: the same upload without the property under test, which must be accepted. */
+  control?: FileGroup[];
 }
 
 /** Each case table and the schema it is validated against; the meta-test refuses a table missing here. */
 export const TABLES = {
   'upload-limits.json': 'upload-cases',
+  'anonymous-routes.json': 'anonymous-route-cases',
 } as const satisfies Record<string, SchemaId>;
 
 export type TableFile = keyof typeof TABLES;
@@ -55,3 +64,7 @@ export function numberedName(name: string, index: number, count: number): string
   const dot = name.lastIndexOf('.');
   return dot > 0 ? `${name.slice(0, dot)}-${index + 1}${name.slice(dot)}` : `${name}-${index + 1}`;
 }
+
+/** The files of a row, in order. */
+export const filesOf = (groups: readonly FileGroup[]): TestFile[] =>
+  groups.flatMap(({ name, bytes, count = 1 }) => Array.from({ length: count }, (_, i) => testFile(numberedName(name, i, count), bytes)));

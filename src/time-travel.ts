@@ -27,6 +27,31 @@ export class TimeTravel {
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   }
 
+  /**
+   * How far from an edge of a time window a check stands: a second with a test clock, which does not run; half a
+   * minute with a clock that runs (the Date header has a one-second resolution and requests take time).
+   */
+  get margin(): number {
+    return this.clock.movable ? 1 : 30;
+  }
+
+  /** True when the server can be moved far (a day, a month): only a test clock can, the slow project cannot wait that long. */
+  get farReachable(): boolean {
+    return this.clock.movable;
+  }
+
+  /** A timeline from now (an upload): `to(s)` moves the server forward to `s` seconds after it. */
+  timeline(): { to(seconds: number): Promise<void> } {
+    let at = 0;
+    return {
+      to: async (seconds: number) => {
+        if (seconds < at) throw new Error(`the timeline only moves forward: ${seconds} s is before ${at} s`);
+        await this.pass(seconds - at);
+        at = seconds;
+      },
+    };
+  }
+
   /** Puts the server in a regime of the dated change: jumps there with a test clock, else skips unless already in it. */
   async ensureRegime(wanted: Exclude<Regime, 'ambiguous'>, jumpTarget: string): Promise<void> {
     if (this.clock.movable) return this.jumpTo(jumpTarget);

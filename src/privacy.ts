@@ -1,0 +1,87 @@
+// "Private" means no anonymous way to the bytes (§4.1 rule 4, §4.2, §5.6): one helper tries every route a caller
+// without files.readonly might take to a file (specs/cases/anonymous-routes.json), follows every URL an answer
+// offers, and reports each route that handed over the file's bytes. Every privacy check uses it.
+import type { Api, Auth, Reply } from './api.ts';
+import { loadTable } from './cases.ts';
+import { offeredUrls, slugOf } from './discover.ts';
+import { sha256, type TestFile } from './test-files.ts';
+
+interface RouteCase {
+  route: string;
+  via: 'url' | 'api';
+  spelling?: 'trailing-slash' | 'query' | 'double-slash' | 'encoded-slug' | 'upper-case-path' | 'file-name';
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  auth?: 'none' | 'unknown' | 'empty' | 'noFilesScope' | 'access';
+}
+
+export const anonymousRouteCases = () => loadTable<RouteCase>('anonymous-routes.json');
+
+/** A route that handed over the bytes, and the URL that served them (redacted: it may be a signed one). */
+export interface Leak {
+  route: string;
+  url: string;
+  status: number;
+}
+
+const served = (reply: Reply, file: TestFile) => reply.status >= 200 && reply.status < 300 && sha256(reply.body) === file.sha256;
+
+/** The same resource as other servers and CDNs also spell it. */
+function respell(url: string, spelling: NonNullable<RouteCase['spelling']>, file: TestFile): string {
+  const parsed = new URL(url);
+  const slug = slugOf(url);
+  switch (spelling) {
+    case 'trailing-slash':
+      parsed.pathname += '/';
+      break;
+    case 'query':
+      parsed.search = parsed.search ? `${parsed.search}&download=1` : '?download=1';
+      break;
+    case 'double-slash':
+      parsed.pathname = `/${parsed.pathname}`;
+      break;
+    case 'encoded-slug':
+      if (slug !== undefined) parsed.pathname = parsed.pathname.slice(0, -encodeURIComponent(slug).length) + [...slug].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+      break;
+    case 'upper-case-path':
+      parsed.pathname = parsed.pathname.toUpperCase();
+      break;
+    case 'file-name':
+      parsed.pathname += `/${encodeURIComponent(file.name)}`;
+      break;
+  }
+  return parsed.href;
+}
+
+const API_AUTH: Record<NonNullable<RouteCase['auth']>, Auth> = {
+  none: 'none',
+  unknown: { header: 'Bearer conformance-unknown-token-0000' },
+  empty: { header: 'Bearer' },
+  noFilesScope: 'noFilesScope',
+  access: 'access',
+};
+
+/**
+ * Every route by which a caller without files.readonly obtained `file`'s bytes from its URL `url`. Empty when the
+ * file is private. An answer that offers URLs (a signed URL in JSON, a Location) is followed, anonymously.
+ */
+export async function anonymousLeaks(api: Api, url: string, file: TestFile): Promise<Leak[]> {
+  const leaks: Leak[] = [];
+  const slug = slugOf(url);
+  for (const row of anonymousRouteCases()) {
+    if (row.via === 'api' && slug === undefined) continue;
+    const reply =
+      row.via === 'url'
+        ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers })
+        : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none']);
+    if (served(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
+    for (const offered of offeredUrls(reply)) {
+      const read = await api.anonymous(`a URL offered by ${row.route}, read anonymously`, offered);
+      if (served(read, file)) leaks.push({ route: `${row.route}, then the URL it offered`, url: api.evidence.redact(offered), status: read.status });
+    }
+  }
+  return leaks;
+}
+
+/** The leaks as the failure shows them. */
+export const describeLeaks = (leaks: readonly Leak[]) => leaks.map((leak) => `${leak.route} (${leak.status} from ${leak.url})`);
