@@ -41,6 +41,7 @@ export const SETTINGS = {
   pit: { env: 'PIT_TOKEN', purpose: 'optional: a private integration token', secret: true },
   filesReadonly: { env: 'FILES_READONLY_TOKEN', purpose: 'a token holding files.readonly', requiredForTarget: true, secret: true },
   noFilesScope: { env: 'NO_FILES_SCOPE_TOKEN', purpose: 'a valid token lacking files.readonly', requiredForTarget: true, secret: true },
+  foreignAccess: { env: 'FOREIGN_ACCESS_TOKEN', purpose: 'optional: a token of FOREIGN_LOCATION_ID holding the scopes to upload, execute and read files', secret: true },
   testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },

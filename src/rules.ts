@@ -108,6 +108,9 @@ export const RULES = [
   { id: 'AUTH-TOKEN-REQUIRED', level: 'MUST', area: 'Authentication', section: '§5.1', title: 'a request without a token is refused', quote: 'Every authenticated request sends the header Authorization: Bearer <ACCESS_TOKEN>.' },
   { id: 'AUTH-MALFORMED', level: 'MUST', area: 'Authentication', section: '§5.1', title: 'a malformed Authorization header is refused', quote: 'Authorization: Bearer <ACCESS_TOKEN>' },
   { id: 'AUTH-UNKNOWN-TOKEN', level: 'MUST', area: 'Authentication', section: '§5.2', title: 'an unknown token is refused', quote: 'Two kinds of token are accepted' },
+  { id: 'AUTH-TENANT-UPLOAD', level: 'SHOULD', area: 'Authentication', section: '§2.1, §5.2', title: "another location's token cannot upload into this location", quote: 'it is issued either for a Sub-Account (location) or for an Agency (company)' },
+  { id: 'AUTH-TENANT-EXECUTE', level: 'SHOULD', area: 'Authentication', section: '§4.3 rule 1, §5.2', title: "another location's token cannot run this location's agent", quote: 'The agent must be active and belong to the locationId in the body.' },
+  { id: 'AUTH-TENANT-FILES', level: 'SHOULD', area: 'Authentication', section: '§4.2, §5.2', title: "another location's token gets no signed URL for this location's file", quote: 'it is issued either for a Sub-Account (location) or for an Agency (company)' },
   { id: 'AUTH-PIT', level: 'INFO', area: 'Authentication', section: '§5.2, §5.8', title: 'private integration token acceptance is observed', quote: 'whether the execute endpoint accepts PITs: not shown' },
 
   // Versioning

@@ -1,0 +1,92 @@
+// Tenant isolation (SHOULD: the contract implies it, §2.1 and §5.2, without stating it): a valid token of another
+// location, holding every scope, reaches nothing of LOCATION_ID. Each refusal is judged beside its control, the same
+// request with this location's own token.
+import type { Api, Reply } from '../src/api.ts';
+import type { Target } from '../src/config.ts';
+import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
+import type { RuleId } from '../src/rules.ts';
+import { expect, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { testFile } from '../src/test-files.ts';
+
+const FILE = testFile('tenant.pdf', 400);
+
+interface TenantCase {
+  rule: Extract<RuleId, 'AUTH-TENANT-UPLOAD' | 'AUTH-TENANT-EXECUTE'>;
+  statement: string;
+  /** Needs FOREIGN_LOCATION_ID as well as the foreign token. */
+  needsForeignLocation?: boolean;
+  /** The request as this location's token (the control) or the foreign one sends it. */
+  send(api: Api, target: Target, token: 'access' | 'foreignAccess', executionId?: string): Promise<Reply>;
+  /** The guarantee of the control. */
+  guarantee: RuleId;
+  continuation?: boolean;
+}
+
+const execute = (api: Api, target: Target, token: 'access' | 'foreignAccess', executionId?: string) =>
+  api.execute(`execute AGENT_ID with the ${token} token`, { auth: token, body: { message: 'Hello from another tenant', locationId: target.locationId, ...(executionId ? { executionId } : {}) } });
+
+const CASES: TenantCase[] = [
+  {
+    rule: 'AUTH-TENANT-UPLOAD',
+    statement: "a foreign token's upload into this location's conversation is refused",
+    guarantee: 'UPLOAD-ACCEPTED',
+    send: (api, _target, token) => api.upload(`upload with the ${token} token`, { files: [FILE], auth: token }),
+  },
+  {
+    rule: 'AUTH-TENANT-UPLOAD',
+    statement: "a foreign token's upload naming its own location and this conversation is refused",
+    needsForeignLocation: true,
+    guarantee: 'UPLOAD-ACCEPTED',
+    send: (api, target, token) =>
+      api.upload(`upload with the ${token} token`, {
+        files: [FILE],
+        auth: token,
+        fields: api.uploadFields(token === 'access' ? {} : { locationId: target.foreignLocationId as string }),
+      }),
+  },
+  {
+    rule: 'AUTH-TENANT-UPLOAD',
+    statement: "a foreign token's upload naming its own location and this contact is refused",
+    needsForeignLocation: true,
+    guarantee: 'UPLOAD-ACCEPTED',
+    send: (api, target, token) => {
+      const { conversationId: _conversation, ...fields } = api.uploadFields({ contactId: target.contactId });
+      return api.upload(`upload to the contact with the ${token} token`, {
+        files: [FILE],
+        auth: token,
+        fields: token === 'access' ? fields : { ...fields, locationId: target.foreignLocationId as string },
+      });
+    },
+  },
+  { rule: 'AUTH-TENANT-EXECUTE', statement: "a foreign token's first message to this location's agent is refused", guarantee: 'SESSION-START', send: execute },
+  { rule: 'AUTH-TENANT-EXECUTE', statement: "a foreign token's continuation of this location's session is refused", guarantee: 'SESSION-CONTINUE', send: execute, continuation: true },
+];
+
+test.describe('tenant isolation', () => {
+  test.beforeEach(({ target }) => test.skip(target.tokens.foreignAccess === undefined, 'FOREIGN_ACCESS_TOKEN is not set'));
+
+  for (const row of CASES) {
+    test(...rule(row.rule, row.statement), async ({ api, target }) => {
+      test.skip(row.needsForeignLocation === true && target.foreignLocationId === undefined, 'FOREIGN_LOCATION_ID is not set');
+      let executionId: string | undefined;
+      if (row.continuation) {
+        const first = await execute(api, target, 'access');
+        requireAccepted(first, 'the first message of a session', 'SESSION-START');
+        const id = (first.json() as { executionId?: unknown } | undefined)?.executionId;
+        executionId = typeof id === 'string' ? id : prerequisiteFailed('SESSION-START', 'the first reply of a session carried no executionId');
+      }
+      requireControl(await row.send(api, target, 'access', executionId), `the same request with this location's token`, row.guarantee);
+      expect(await row.send(api, target, 'foreignAccess', executionId)).toBeRefusal();
+    });
+  }
+
+  test(...rule('AUTH-TENANT-FILES', "a foreign token holding files.readonly gets no signed URL for this location's file"), async ({ api }) => {
+    const reply = await api.upload('a secure upload in this location', { files: [FILE], fields: api.uploadFields({ isSecureAttachment: 'true' }) });
+    requireAccepted(reply, 'a secure upload', 'UPLOAD-ACCEPTED');
+    const slug = absoluteUrls(reply.json()).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no /files/d/{slug} URL');
+    requireControl(await api.signedUrlFor("GET /files/d/{slug} with this location's files.readonly token (the control)", slug, 'filesReadonly'), "GET /files/d/{slug} with this location's files.readonly token", 'SECURE-SIGNED-URL');
+    const foreign = await api.signedUrlFor('GET /files/d/{slug} with the foreign token', slug, 'foreignAccess');
+    expect.soft(foreign).toBeRefusal();
+    expect.soft((await urlsByFile(api, offeredUrls(foreign), [FILE])).get(FILE.name), 'a URL offered to the foreign token that serves the file').toBeUndefined();
+  });
+});
