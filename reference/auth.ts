@@ -10,13 +10,13 @@ export function authenticate(request: FastifyRequest, ctx: Context): Token {
   const header = request.headers.authorization;
   if (header === undefined) throw unauthorized('send Authorization: Bearer <token>');
   let value = BEARER.exec(header)?.[1];
-  if (value === undefined && ctx.fault('auth-scheme-unchecked')) value = header.trim().split(/\s+/).pop();
+  if (value === undefined && !ctx.policy.requireBearerScheme) value = header.trim().split(/\s+/).pop();
   if (value === undefined) throw unauthorized('malformed Authorization header; expected Bearer <token>');
   const token = ctx.world.token(value);
   if (!token || (token.expiresAt !== undefined && token.expiresAt <= ctx.clock.now())) {
     throw unauthorized('unknown or expired token');
   }
-  if (token.kind === 'pit' && ctx.fault('auth-pit-refused')) throw unauthorized('private integration tokens are not accepted');
+  if (token.kind === 'pit' && !ctx.policy.acceptPrivateIntegrationTokens) throw unauthorized('private integration tokens are not accepted');
   return token;
 }
 

@@ -1,7 +1,7 @@
 import type { Clock, TestClock } from './clock.ts';
-import type { FaultName } from './faults.ts';
 import type { FileStore } from './file-store.ts';
 import type { Ids } from './ids.ts';
+import type { Policy } from './policy.ts';
 import type { Token, World } from './world.ts';
 
 export interface Session {
@@ -20,8 +20,8 @@ export interface Context {
   readonly world: World;
   readonly files: FileStore;
   readonly sessions: Map<string, Session>;
-  /** True when this fault is the one switched on. */
-  fault(name: FaultName): boolean;
+  /** The contract's, or the switched-on fault's. */
+  readonly policy: Policy;
 }
 
 export type VersionPolicy = 'required' | 'with-token';

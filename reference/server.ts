@@ -4,16 +4,15 @@ import { ajv } from '../src/schemas.ts';
 import { type Clock, systemClock, TestClock } from './clock.ts';
 import type { Context, Session } from './context.ts';
 import { ApiError, badRequest } from './errors.ts';
-import type { FaultName } from './faults.ts';
+import { FAULTS, type FaultName } from './faults.ts';
 import { FileStore } from './file-store.ts';
 import { Ids } from './ids.ts';
 import { agentRoutes } from './plugins/agents.ts';
 import { fileRoutes } from './plugins/files.ts';
 import { oauthRoutes } from './plugins/oauth.ts';
 import { testClockRoutes } from './plugins/test-clock.ts';
-
-export { TEST_CLOCK_PATH } from './plugins/test-clock.ts';
 import { uploadRoutes } from './plugins/upload.ts';
+import { DEFAULT_POLICY } from './policy.ts';
 import { loadSeed, type SeedData, World } from './world.ts';
 
 export interface ServerOptions {
@@ -45,7 +44,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     world: new World(options.seedData ?? loadSeed()),
     files,
     sessions: new Map<string, Session>(),
-    fault: (name) => options.fault === name,
+    policy: { ...DEFAULT_POLICY, ...FAULTS.find((entry) => entry.name === options.fault)?.policy },
   };
 
   const timeout = options.requestTimeoutMs ?? 60_000;
@@ -87,12 +86,12 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   }
 
   app.addHook('onRequest', async (request) => {
-    const policy = request.routeOptions.config.version;
-    if (policy === undefined || (policy === 'with-token' && request.headers.authorization === undefined)) return;
+    const versioned = request.routeOptions.config.version;
+    if (versioned === undefined || (versioned === 'with-token' && request.headers.authorization === undefined)) return;
     const version = request.headers.version;
     if (version === undefined) {
-      if (!ctx.fault('version-optional')) throw badRequest(`the Version header is required; send Version: ${API_VERSION}`);
-    } else if (version !== API_VERSION && !ctx.fault('version-any')) {
+      if (ctx.policy.requireVersion) throw badRequest(`the Version header is required; send Version: ${API_VERSION}`);
+    } else if (version !== API_VERSION && !ctx.policy.acceptAnyVersion) {
       throw badRequest(`unknown API version ${String(version)}; the published version is ${API_VERSION}`);
     }
   });

@@ -22,13 +22,10 @@ type ExecuteRequest = FastifyRequest<{ Params: { agentId: string }; Body: Execut
 const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 
 export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
-  const routes = [
-    { path: DEPRECATED_EXECUTE_PATH, deprecated: true, removed: ctx.fault('deprecated-removed') },
-    { path: REPLACEMENT_EXECUTE_PATH, deprecated: false, removed: ctx.fault('replacement-missing') },
-  ];
-  for (const route of routes.filter((r) => !r.removed)) {
+  for (const path of ctx.policy.executePaths) {
+    const deprecated = path === DEPRECATED_EXECUTE_PATH;
     app.post<{ Params: { agentId: string }; Body: ExecutionBody; Querystring: { source?: string } }>(
-      routePath(route.path),
+      routePath(path),
       {
         config: { version: 'required' },
         schema: {
@@ -38,17 +35,17 @@ export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
         // Authentication comes before the body is judged: a request without a token learns nothing else.
         preValidation: async (request: ExecuteRequest) => {
           request.token = executionToken(request, ctx);
-          bendBody(request, route.deprecated, ctx);
+          bendBody(request, deprecated, ctx);
         },
       },
       async (request, reply) => {
         const result = execute(request, ctx);
-        if (route.deprecated && !ctx.fault('deprecation-headers-absent')) {
+        if (deprecated && ctx.policy.deprecationHeaders) {
           const base = `${request.protocol}://${request.host}`;
           const successor = routePath(REPLACEMENT_EXECUTE_PATH).replace(':agentId', encodeURIComponent(request.params.agentId));
           reply.header('deprecation', DEPRECATED_SINCE).header('link', `<${base}${successor}>; rel="successor-version"`);
         }
-        if (ctx.fault('exec-text-content-type')) return reply.type('text/plain').send(JSON.stringify(result));
+        if (ctx.policy.executionResponseType === 'text') return reply.type('text/plain').send(JSON.stringify(result));
         return result;
       },
     );
@@ -60,72 +57,73 @@ function executionToken(request: ExecuteRequest, ctx: Context): Token {
     return authenticate(request, ctx);
   } catch (error) {
     const unknownBearer = request.headers.authorization?.startsWith('Bearer ') && (error as ApiError).statusCode === 401;
-    if (!(ctx.fault('auth-unknown-token-execute') && unknownBearer)) throw error;
+    if (!(ctx.policy.executeAcceptsUnknownBearer && unknownBearer)) throw error;
     return { value: '', kind: 'oauth', owner: 'company', companyId: ctx.world.seed.companies[0].id, scopes: [EXECUTE_SCOPE] };
   }
 }
 
-/** Faults that change what the body validation sees. */
+/** The policies that change what the body validation sees. */
 function bendBody(request: ExecuteRequest, deprecated: boolean, ctx: Context): void {
   const body = request.body as Record<string, unknown> | undefined;
   if (body === null || typeof body !== 'object') return;
-  if (!deprecated && ctx.fault('replacement-other-shape')) {
-    if (typeof body.input !== 'string') throw badRequest('input is required');
-    body.message = body.input;
+  const messageField = deprecated ? 'message' : ctx.policy.replacementMessageField;
+  if (messageField !== 'message') {
+    if (typeof body[messageField] !== 'string') throw badRequest(`${messageField} is required`);
+    body.message = body[messageField];
   }
-  if (ctx.fault('agent-message-optional')) body.message ??= '';
-  if (ctx.fault('agent-location-500') && body.locationId === undefined) throw new TypeError("Cannot read properties of undefined (reading 'locationId')");
+  if (!ctx.policy.requireMessage) body.message ??= '';
+  if (ctx.policy.crashOnMissingLocation && body.locationId === undefined) throw new TypeError("Cannot read properties of undefined (reading 'locationId')");
 }
 
 function execute(request: ExecuteRequest, ctx: Context) {
   const { message, locationId, executionId } = request.body;
   const agent =
     ctx.world.agent(request.params.agentId) ??
-    (ctx.fault('agent-unknown-runs') ? ctx.world.seed.agents.find((a) => a.locationId === locationId) : undefined);
+    (ctx.policy.substituteUnknownAgents ? ctx.world.seed.agents.find((a) => a.locationId === locationId) : undefined);
   if (!agent) throw notFound(`no agent ${request.params.agentId}`);
   // The token must reach the agent's own location; the body's locationId is then judged by the agent rule.
   authorize(request.token as Token, ctx, agent.locationId, EXECUTE_SCOPE);
-  if (agent.locationId !== locationId && !ctx.fault('agent-location-unchecked')) {
+  if (agent.locationId !== locationId && ctx.policy.checkAgentLocation) {
     throw forbidden(`agent ${agent.id} does not belong to location ${locationId}`);
   }
-  if (agent.status !== 'active' && !ctx.fault('agent-inactive-runs')) {
+  if (agent.status !== 'active' && !ctx.policy.runInactiveAgents) {
     throw new ApiError(422, 'agent_inactive', `agent ${agent.id} is ${agent.status}, not active`);
   }
-  if (request.query.source !== undefined && ctx.fault('agent-source-refused')) throw badRequest('unknown parameter source');
+  if (request.query.source !== undefined && !ctx.policy.acceptSourceParam) throw badRequest('unknown parameter source');
 
   const session = continueOrStart(executionId, agent.id, ctx);
   session.turns += 1;
   const interactionId =
-    ctx.fault('session-interaction-reused') && session.lastInteractionId ? session.lastInteractionId : ctx.ids.next('int');
+    !ctx.policy.newInteractionPerTurn && session.lastInteractionId ? session.lastInteractionId : ctx.ids.next('int');
   session.lastInteractionId = interactionId;
 
   const result: Record<string, unknown> = {
-    success: !ctx.fault('exec-success-false'),
+    success: ctx.policy.reportedSuccess,
     executionId: session.executionId,
     interactionId,
     response: `Turn ${session.turns} with ${agent.name}: you said "${message}"`,
     type: 'text',
     nextExpectedInput: 'text',
-    goalCompletion: ctx.fault('exec-field-wrong-type') ? 'false' : false,
+    goalCompletion: ctx.policy.goalCompletion,
     executionStatus: 'completed',
     flowSwitch: false,
     attachments: [],
     generativeOutputs: [],
   };
-  if (ctx.fault('exec-field-missing')) delete result.generativeOutputs;
+  if (!ctx.policy.sendGenerativeOutputs) delete result.generativeOutputs;
   return result;
 }
 
 /** §3: no executionId starts a session; a known one continues it. */
 function continueOrStart(executionId: string | undefined, agentId: string, ctx: Context): Session {
-  if (executionId === undefined && ctx.fault('session-id-required')) throw badRequest('executionId is required');
+  if (executionId === undefined && ctx.policy.requireExecutionId) throw badRequest('executionId is required');
   const known = executionId === undefined ? undefined : ctx.sessions.get(executionId);
-  if (executionId !== undefined && known?.agentId !== agentId && !ctx.fault('session-unknown-accepted')) {
+  if (executionId !== undefined && known?.agentId !== agentId && ctx.policy.rejectUnknownSessions) {
     throw notFound(`no session ${executionId} for agent ${agentId}`);
   }
-  if (known && known.agentId === agentId && !ctx.fault('session-not-continued')) return known;
+  if (known && known.agentId === agentId && ctx.policy.continueSessions) return known;
   const session: Session = {
-    executionId: ctx.fault('session-fixed-id') ? 'exec-fixed' : ctx.ids.next('exec'),
+    executionId: ctx.policy.fixedExecutionId ?? ctx.ids.next('exec'),
     agentId,
     turns: 0,
   };

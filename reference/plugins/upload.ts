@@ -1,16 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import {
-  ALLOWED_EXTENSION_SET,
-  extensionOf,
-  FILE_FORM_KEY,
-  MAX_FILE_BYTES_BINARY,
-  MAX_FILE_BYTES_DECIMAL,
-  MAX_FILES_PER_UPLOAD,
-  SECURE_CUTOVER_DATE,
-  SECURE_PATH_PREFIX,
-} from '../../src/contract.ts';
+import { extensionOf, FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract.ts';
 import { describeErrors, validatorFor } from '../../src/schemas.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
@@ -44,12 +35,12 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
     if (!request.isMultipart()) {
       throw new ApiError(415, 'unsupported_media_type', `send multipart/form-data with the files under ${FILE_FORM_KEY}`);
     }
-    const anonymousAllowed = ctx.fault('auth-optional-upload') && request.headers.authorization === undefined;
+    const anonymousAllowed = !ctx.policy.uploadRequiresToken && request.headers.authorization === undefined;
     const token = anonymousAllowed ? undefined : authenticate(request, ctx);
     const received = await receive(request, ctx);
     try {
       const fields = formFields(received.fields, ctx, token?.locationId);
-      if (received.files.length === 0 && !ctx.fault('upload-no-file-accepted')) {
+      if (received.files.length === 0 && ctx.policy.requireFile) {
         throw badRequest(`no file: send 1 to ${MAX_FILES_PER_UPLOAD} files under ${FILE_FORM_KEY}`);
       }
       if (token) authorize(token, ctx, fields.locationId, UPLOAD_SCOPE);
@@ -60,12 +51,12 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
       for (const file of received.files) {
         const stored = record(file, fields.locationId, secure, ctx);
         uploadedFiles[uniqueKey(uploadedFiles, file.fileName)] = stored.slug
-          ? `${base}${ctx.fault('secure-wrong-path') ? '/files/s/' : SECURE_PATH_PREFIX}${stored.slug}`
+          ? `${base}${ctx.policy.secureUrlPrefix}${stored.slug}`
           : `${base}/files/p/${stored.id}/${encodeURIComponent(stored.fileName)}`;
       }
-      if (ctx.fault('upload-missing-url')) delete uploadedFiles[Object.keys(uploadedFiles).at(-1) ?? ''];
-      const body = ctx.fault('upload-renamed-field') ? { files: uploadedFiles } : { uploadedFiles };
-      if (ctx.fault('upload-text-response')) return reply.type('text/plain').send(JSON.stringify(body));
+      if (!ctx.policy.listEveryFile) delete uploadedFiles[Object.keys(uploadedFiles).at(-1) ?? ''];
+      const body = { [ctx.policy.uploadResponseKey]: uploadedFiles };
+      if (ctx.policy.uploadResponseType === 'text') return reply.type('text/plain').send(JSON.stringify(body));
       return body;
     } catch (error) {
       await ctx.files.discard(received.files.map((f) => f.blob));
@@ -76,21 +67,14 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
 
 /** Streams the multipart body into the store, enforcing every limit as the bytes arrive. */
 async function receive(request: FastifyRequest, ctx: Context): Promise<Received> {
-  const maxFiles = ctx.fault('upload-six-files') ? 6 : ctx.fault('upload-four-files') ? 4 : MAX_FILES_PER_UPLOAD;
-  const fileSize = ctx.fault('upload-size-unchecked')
-    ? 8 * MIB
-    : ctx.fault('upload-size-four-mib')
-      ? 4 * MIB
-      : ctx.fault('upload-size-decimal')
-        ? MAX_FILE_BYTES_DECIMAL
-        : MAX_FILE_BYTES_BINARY;
+  const { maxFiles, maxFileBytes, maxUploadBytes } = ctx.policy;
   const received: Received = { fields: {}, files: [] };
   // Watch from the first byte: nothing may stand between this and the start of the loop below.
   const closing = watchClosingDelimiter(request);
   let cutShort = false;
   try {
     const parts = request.parts({
-      limits: { files: maxFiles, fileSize, fields: 50, fieldSize: FIELD_BYTES, parts: 100, headerPairs: 50 },
+      limits: { files: maxFiles, fileSize: maxFileBytes, fields: 50, fieldSize: FIELD_BYTES, parts: 100, headerPairs: 50 },
     });
     for await (const part of parts) {
       if (part.type === 'field') {
@@ -112,7 +96,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
       received.files.push({ blob, fileName: part.filename, extension });
       if (part.file.truncated) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
       const total = received.files.reduce((sum, f) => sum + f.blob.size, 0);
-      if (ctx.fault('upload-total-cap') && total > 20 * MIB) throw new ApiError(413, 'upload_too_large', 'the upload is over 20 MiB in total');
+      if (total > maxUploadBytes) throw new ApiError(413, 'upload_too_large', `the upload is over ${maxUploadBytes / MIB} MiB in total`);
     }
     // The parser takes a body that stops before its closing boundary for a complete one, minus the part it was in.
     if (cutShort || !closing.seen()) throw badRequest('malformed multipart body: it ends before the closing boundary');
@@ -192,10 +176,10 @@ function checkFileName(fileName: string, ctx: Context): string {
     throw badRequest('file names must not hold path separators, "..", control characters or more than 255 characters');
   }
   const extension = extensionOf(fileName);
-  if (ctx.fault('upload-any-extension')) return extension;
-  const caseRefused = ctx.fault('upload-ext-case-sensitive') && /[A-Z]/.test(fileName.slice(fileName.lastIndexOf('.')));
-  const heicRefused = ctx.fault('upload-heic-refused') && extension === 'heic';
-  if (!ALLOWED_EXTENSION_SET.has(extension) || caseRefused || heicRefused) {
+  const { allowedExtensions, extensionsIgnoreCase } = ctx.policy;
+  if (allowedExtensions === 'any') return extension;
+  const caseRefused = !extensionsIgnoreCase && /[A-Z]/.test(fileName.slice(fileName.lastIndexOf('.')));
+  if (!allowedExtensions.has(extension) || caseRefused) {
     throw new ApiError(400, 'unsupported_file_type', `the file type of ${fileName} is not allowed; see the allowed extensions`);
   }
   return extension;
@@ -220,9 +204,9 @@ function formFields(raw: Record<string, string[]>, ctx: Context, tokenLocation: 
     }
   }
   const location = (fields.locationId as string | undefined) ?? tokenLocation ?? ctx.world.seed.locations[0].id;
-  if (ctx.fault('upload-location-optional')) fields.locationId ??= location;
-  if (ctx.fault('upload-attachment-urls-optional')) fields.attachmentUrls ??= [];
-  if (ctx.fault('upload-target-optional') && fields.conversationId === undefined && fields.contactId === undefined) {
+  if (!ctx.policy.requireLocation) fields.locationId ??= location;
+  if (!ctx.policy.requireAttachmentUrls) fields.attachmentUrls ??= [];
+  if (!ctx.policy.requireTarget && fields.conversationId === undefined && fields.contactId === undefined) {
     fields.contactId = ctx.world.seed.contacts.find((c) => c.locationId === location)?.id;
   }
   if (!validateFields(fields)) throw badRequest(`invalid upload fields: ${describeErrors(validateFields.errors)}`);
@@ -231,7 +215,7 @@ function formFields(raw: Record<string, string[]>, ctx: Context, tokenLocation: 
 
 /** The conversation or contact must exist in the location. */
 function checkTarget(fields: UploadFields, ctx: Context) {
-  if (fields.conversationId === undefined && ctx.fault('upload-conversation-required')) throw badRequest('conversationId is required');
+  if (fields.conversationId === undefined && !ctx.policy.acceptContactOnly) throw badRequest('conversationId is required');
   const conversation = fields.conversationId === undefined ? undefined : ctx.world.conversation(fields.conversationId);
   if (fields.conversationId !== undefined && conversation?.locationId !== fields.locationId) {
     throw notFound(`conversation ${fields.conversationId} is not in location ${fields.locationId}`);
@@ -242,18 +226,10 @@ function checkTarget(fields: UploadFields, ctx: Context) {
   return conversation;
 }
 
-function cutoverAt(ctx: Context): number {
-  if (ctx.fault('cutover-ignored')) return Number.POSITIVE_INFINITY;
-  if (ctx.fault('cutover-early')) return Date.parse('2026-11-28T00:00:00Z');
-  if (ctx.fault('cutover-late')) return Date.parse('2026-12-01T00:00:00Z');
-  if (ctx.fault('cutover-pacific')) return Date.parse(`${SECURE_CUTOVER_DATE}T08:00:00Z`);
-  return Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`);
-}
-
 /** §4.1 rules 3, 4 and 6: the flag decides before the cutover (email only); afterwards every upload is secure. */
 function isSecure(fields: UploadFields, channel: string | undefined, ctx: Context): boolean {
   const flag = fields.isSecureAttachment?.toLowerCase();
-  if (ctx.clock.now() >= cutoverAt(ctx)) return !(ctx.fault('cutover-flag-honoured') && flag === 'false');
+  if (ctx.clock.now() >= ctx.policy.cutoverAt) return ctx.policy.cutoverOverridesFlag || flag !== 'false';
   if (flag !== 'true') return false;
   if (channel !== 'email') throw badRequest('secure attachments are supported on the email channel only: name an email conversation');
   return true;

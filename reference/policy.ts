@@ -1,0 +1,165 @@
+// Every behaviour of the reference server that a fault varies, as data. DEFAULT_POLICY is the contract; a fault of
+// faults.ts overrides a field or two. So the routes state each rule once, with its parameters, and the ways to
+// break them live in one list.
+import type { Readable } from 'node:stream';
+import {
+  ALLOWED_EXTENSION_SET,
+  DEPRECATED_EXECUTE_PATH,
+  MAX_FILE_BYTES_BINARY,
+  MAX_FILES_PER_UPLOAD,
+  REPLACEMENT_EXECUTE_PATH,
+  SECURE_CUTOVER_DATE,
+  SECURE_PATH_PREFIX,
+  SECURE_PUBLIC_WINDOW_SECONDS,
+} from '../src/contract.ts';
+import type { StoredFile } from './file-store.ts';
+import { contentTypeOf } from './mime.ts';
+
+export interface Policy {
+  // Upload limits and fields
+  readonly requireFile: boolean;
+  readonly maxFiles: number;
+  readonly maxFileBytes: number;
+  /** The files of one upload together; the contract sets no such limit. */
+  readonly maxUploadBytes: number;
+  /** Compared with the lower-cased extension. */
+  readonly allowedExtensions: ReadonlySet<string> | 'any';
+  readonly extensionsIgnoreCase: boolean;
+  readonly requireLocation: boolean;
+  readonly requireAttachmentUrls: boolean;
+  /** A conversation or a contact; without this, a contact of the location stands in. */
+  readonly requireTarget: boolean;
+  /** An upload may name a contact and no conversation. */
+  readonly acceptContactOnly: boolean;
+  readonly uploadRequiresToken: boolean;
+
+  // The upload's answer
+  readonly uploadResponseKey: 'uploadedFiles' | 'files';
+  readonly listEveryFile: boolean;
+  readonly uploadResponseType: 'json' | 'text';
+
+  // Serving files
+  readonly permanentUrlsNeedVersion: boolean;
+  readonly permanentUrlLifetimeMs: number;
+  /** The bytes a permanent URL sends, from the stored ones. */
+  readonly permanentBody: (stored: Readable) => Readable;
+  readonly servedContentType: (extension: string) => string;
+  /** Served with Content-Disposition: inline rather than attachment. */
+  readonly inlineExtensions: ReadonlySet<string>;
+  readonly nosniff: boolean;
+
+  // Secure attachments and signed download URLs
+  readonly secureUrlPrefix: string;
+  /** How long after the upload a secure attachment stays anonymous. */
+  readonly publicWindowMs: number;
+  readonly issueSignedUrls: boolean;
+  /** The token must hold files.readonly and reach the file's location. */
+  readonly signedUrlChecksAccess: boolean;
+  readonly crashOnUnknownSlug: boolean;
+  readonly signedUrlsExpire: boolean;
+  readonly signedUrlBindsSlug: boolean;
+  readonly verifySignature: boolean;
+  /** The part of the file a signed URL sends; undefined for all of it. */
+  readonly signedDownloadRange: (file: StoredFile) => { start: number; end: number } | undefined;
+
+  // The dated change
+  /** From this instant (epoch ms) every upload is stored as secure. */
+  readonly cutoverAt: number;
+  /** After the cutover isSecureAttachment=false no longer makes an upload non-secure. */
+  readonly cutoverOverridesFlag: boolean;
+
+  // Agent execution and sessions
+  readonly executePaths: readonly string[];
+  /** The body field that holds the message on the replacement path. */
+  readonly replacementMessageField: 'message' | 'input';
+  readonly deprecationHeaders: boolean;
+  readonly executeAcceptsUnknownBearer: boolean;
+  readonly requireMessage: boolean;
+  readonly crashOnMissingLocation: boolean;
+  /** An unknown agentId runs an agent of the body's location. */
+  readonly substituteUnknownAgents: boolean;
+  readonly checkAgentLocation: boolean;
+  readonly runInactiveAgents: boolean;
+  readonly acceptSourceParam: boolean;
+  readonly requireExecutionId: boolean;
+  readonly rejectUnknownSessions: boolean;
+  readonly continueSessions: boolean;
+  /** Every new session gets this executionId rather than a fresh one. */
+  readonly fixedExecutionId?: string;
+  readonly newInteractionPerTurn: boolean;
+  /** `success` of an execution that succeeded. */
+  readonly reportedSuccess: boolean;
+  /** `goalCompletion` of an execution that did not complete its goal. */
+  readonly goalCompletion: false | 'false';
+  readonly sendGenerativeOutputs: boolean;
+  readonly executionResponseType: 'json' | 'text';
+
+  // Authentication and versioning
+  /** Without it, the last word of the Authorization header is the token, whatever the scheme. */
+  readonly requireBearerScheme: boolean;
+  readonly acceptPrivateIntegrationTokens: boolean;
+  readonly requireVersion: boolean;
+  readonly acceptAnyVersion: boolean;
+}
+
+export const DEFAULT_POLICY: Policy = {
+  requireFile: true,
+  maxFiles: MAX_FILES_PER_UPLOAD,
+  maxFileBytes: MAX_FILE_BYTES_BINARY,
+  maxUploadBytes: Number.POSITIVE_INFINITY,
+  allowedExtensions: ALLOWED_EXTENSION_SET,
+  extensionsIgnoreCase: true,
+  requireLocation: true,
+  requireAttachmentUrls: true,
+  requireTarget: true,
+  acceptContactOnly: true,
+  uploadRequiresToken: true,
+
+  uploadResponseKey: 'uploadedFiles',
+  listEveryFile: true,
+  uploadResponseType: 'json',
+
+  permanentUrlsNeedVersion: false,
+  permanentUrlLifetimeMs: Number.POSITIVE_INFINITY,
+  permanentBody: (stored) => stored,
+  servedContentType: contentTypeOf,
+  inlineExtensions: new Set(),
+  nosniff: true,
+
+  secureUrlPrefix: SECURE_PATH_PREFIX,
+  publicWindowMs: SECURE_PUBLIC_WINDOW_SECONDS * 1000,
+  issueSignedUrls: true,
+  signedUrlChecksAccess: true,
+  crashOnUnknownSlug: false,
+  signedUrlsExpire: true,
+  signedUrlBindsSlug: true,
+  verifySignature: true,
+  signedDownloadRange: () => undefined,
+
+  cutoverAt: Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`),
+  cutoverOverridesFlag: true,
+
+  executePaths: [DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH],
+  replacementMessageField: 'message',
+  deprecationHeaders: true,
+  executeAcceptsUnknownBearer: false,
+  requireMessage: true,
+  crashOnMissingLocation: false,
+  substituteUnknownAgents: false,
+  checkAgentLocation: true,
+  runInactiveAgents: false,
+  acceptSourceParam: true,
+  requireExecutionId: false,
+  rejectUnknownSessions: true,
+  continueSessions: true,
+  newInteractionPerTurn: true,
+  reportedSuccess: true,
+  goalCompletion: false,
+  sendGenerativeOutputs: true,
+  executionResponseType: 'json',
+
+  requireBearerScheme: true,
+  acceptPrivateIntegrationTokens: true,
+  requireVersion: true,
+  acceptAnyVersion: false,
+};
