@@ -7,6 +7,8 @@ import type { Token, World } from './world.ts';
 export interface Session {
   readonly executionId: string;
   readonly agentId: string;
+  /** The token that started it. */
+  readonly token: Token;
   turns: number;
   lastInteractionId?: string;
 }

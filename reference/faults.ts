@@ -5,11 +5,15 @@ import { Transform } from 'node:stream';
 import {
   ALLOWED_EXTENSION_SET,
   DEPRECATED_EXECUTE_PATH,
+  extensionOf,
+  FILES_READONLY_SCOPE,
   MAX_FILE_BYTES_DECIMAL,
   REPLACEMENT_EXECUTE_PATH,
   SECURE_CUTOVER_DATE,
 } from '../src/contract.ts';
 import { ruleById, type Level, type RuleId } from '../src/rules.ts';
+import { EXECUTE_SCOPE } from './plugins/agents.ts';
+import { UPLOAD_SCOPE } from './plugins/upload.ts';
 import type { Policy } from './policy.ts';
 
 interface FaultEntry {
@@ -22,7 +26,8 @@ interface FaultEntry {
 }
 
 const MIB = 1024 * 1024;
-const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 export const FAULTS = [
   // Upload limits and fields
@@ -30,11 +35,15 @@ export const FAULTS = [
   { name: 'upload-four-files', rule: 'UPLOAD-FILES-MAX', breaks: 'refuses a fifth file', policy: { maxFiles: 4 } },
   { name: 'upload-size-unchecked', rule: 'UPLOAD-SIZE-MAX', breaks: 'accepts files of up to 8 MiB', policy: { maxFileBytes: 8 * MIB } },
   { name: 'upload-size-four-mib', rule: 'UPLOAD-SIZE-MAX', breaks: 'refuses files over 4 MiB', policy: { maxFileBytes: 4 * MIB } },
+  { name: 'upload-size-first-file-only', rule: 'UPLOAD-SIZE-MAX', breaks: 'checks the size of the first file and cuts the others to 5 MiB', policy: { sizeCheckedFiles: 1 } },
   { name: 'upload-size-decimal', rule: 'UPLOAD-SIZE-UNIT', breaks: 'reads 5 MB as 5,000,000 bytes', policy: { maxFileBytes: MAX_FILE_BYTES_DECIMAL } },
   { name: 'upload-total-cap', rule: 'UPLOAD-SIZE-TOTAL', breaks: 'refuses uploads totalling more than 20 MiB', policy: { maxUploadBytes: 20 * MIB } },
   { name: 'upload-heic-refused', rule: 'UPLOAD-EXT-ALLOWED', breaks: 'refuses the allowed extension .heic', policy: { allowedExtensions: new Set([...ALLOWED_EXTENSION_SET].filter((extension) => extension !== 'heic')) } },
   { name: 'upload-ext-case-sensitive', rule: 'UPLOAD-EXT-CASE', breaks: 'refuses allowed extensions written in upper case', policy: { extensionsIgnoreCase: false } },
   { name: 'upload-any-extension', rule: 'UPLOAD-EXT-OTHER', breaks: 'accepts any extension', policy: { allowedExtensions: 'any' } },
+  { name: 'upload-ext-first-file-only', rule: 'UPLOAD-EXT-OTHER', breaks: 'checks the type of the first file only', policy: { typeCheckedFiles: 1 } },
+  { name: 'upload-ext-first-dot', rule: 'UPLOAD-EXT-OTHER', breaks: 'reads the extension after the first dot, so report.pdf.exe passes', policy: { extensionOf: (name) => name.split('.')[1]?.toLowerCase() ?? '' } },
+  { name: 'upload-ext-suffix', rule: 'UPLOAD-EXT-OTHER', breaks: 'accepts any name ending in an allowed extension, dot or not', policy: { extensionOf: (name) => [...ALLOWED_EXTENSION_SET].find((allowed) => name.toLowerCase().endsWith(allowed)) ?? extensionOf(name) } },
   { name: 'upload-target-optional', rule: 'UPLOAD-TARGET-REQUIRED', breaks: 'accepts an upload with neither conversationId nor contactId', policy: { requireTarget: false } },
   { name: 'upload-conversation-required', rule: 'UPLOAD-CONTACT-ONLY', breaks: 'refuses an upload that names only a contact', policy: { acceptContactOnly: false } },
   { name: 'upload-location-optional', rule: 'UPLOAD-LOCATION-REQUIRED', breaks: 'accepts an upload without locationId', policy: { requireLocation: false } },
@@ -42,12 +51,13 @@ export const FAULTS = [
   { name: 'upload-no-file-accepted', rule: 'UPLOAD-FILES-MIN', breaks: 'accepts an upload with no file', policy: { requireFile: false } },
   { name: 'upload-text-response', rule: 'UPLOAD-ACCEPTED', breaks: 'answers a valid upload as text/plain', policy: { uploadResponseType: 'text' } },
   { name: 'upload-renamed-field', rule: 'UPLOAD-RESPONSE-SCHEMA', breaks: 'names the response field `files` instead of uploadedFiles', policy: { uploadResponseKey: 'files' } },
+  { name: 'upload-urls-of-first-file', rule: 'UPLOAD-URL-PER-FILE', breaks: "lists the first file's URL for every file", policy: { urlOfFile: 'first' } },
   { name: 'upload-missing-url', rule: 'UPLOAD-URL-PER-FILE', breaks: 'leaves the last file out of the response', policy: { listEveryFile: false } },
 
   // Permanent URLs
   { name: 'permanent-corrupt-bytes', rule: 'PERMANENT-URL-ANONYMOUS', breaks: 'serves a non-secure file with its first byte changed', policy: { permanentBody: (stored) => stored.pipe(flipFirstByte()) } },
   { name: 'permanent-requires-version', rule: 'PERMANENT-URL-ANONYMOUS', breaks: 'serves a non-secure file only with a Version header', policy: { permanentUrlsNeedVersion: true } },
-  { name: 'permanent-expires', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving a non-secure file after one hour', policy: { permanentUrlLifetimeMs: 60 * MINUTE_MS } },
+  { name: 'permanent-expires', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving a non-secure file after a week', policy: { permanentUrlLifetimeMs: 7 * DAY_MS } },
   { name: 'cutover-early', rule: 'PERMANENT-URL-LASTS', breaks: 'stores every upload as secure from 28 November 2026', policy: { cutoverAt: Date.parse('2026-11-28T00:00:00Z') } },
   { name: 'file-octet-stream', rule: 'FILE-CONTENT-TYPE', breaks: 'serves every file as application/octet-stream', policy: { servedContentType: () => 'application/octet-stream' } },
   { name: 'svg-inline', rule: 'SVG-NOT-RENDERED', breaks: 'serves SVG inline as image/svg+xml, with no Content-Security-Policy', policy: { inlineExtensions: new Set(['svg']) } },
@@ -55,13 +65,19 @@ export const FAULTS = [
 
   // Secure attachments
   { name: 'secure-wrong-path', rule: 'SECURE-URL-FORM', breaks: 'returns secure URLs under /files/s/{slug}', policy: { secureUrlPrefix: '/files/s/' } },
+  { name: 'secure-first-file-only', rule: 'SECURE-URL-FORM', breaks: 'stores only the first file of a secure upload as secure', policy: { secureFiles: 'first' } },
   { name: 'secure-private-at-once', rule: 'SECURE-PUBLIC-WINDOW', breaks: 'makes a secure attachment private at upload', policy: { publicWindowMs: 0 } },
-  { name: 'secure-window-59-minutes', rule: 'SECURE-PUBLIC-WINDOW', breaks: 'ends the public window after 59 minutes', policy: { publicWindowMs: 59 * MINUTE_MS } },
+  { name: 'secure-window-5-seconds-short', rule: 'SECURE-PUBLIC-WINDOW', breaks: 'ends the public window 5 seconds before the hour', policy: { publicWindowMs: HOUR_MS - 5_000 } },
   { name: 'secure-never-private', rule: 'SECURE-PRIVATE-AFTER', breaks: 'keeps secure attachments public forever', policy: { publicWindowMs: Number.POSITIVE_INFINITY } },
-  { name: 'secure-window-61-minutes', rule: 'SECURE-PRIVATE-AFTER', breaks: 'ends the public window after 61 minutes', policy: { publicWindowMs: 61 * MINUTE_MS } },
+  { name: 'secure-window-5-seconds-long', rule: 'SECURE-PRIVATE-AFTER', breaks: 'ends the public window 5 seconds after the hour', policy: { publicWindowMs: HOUR_MS + 5_000 } },
+  { name: 'secure-public-again', rule: 'SECURE-PRIVATE-AFTER', breaks: 'makes a secure attachment public again 12 hours after its window', policy: { privateForMs: 12 * HOUR_MS } },
+  { name: 'secure-trailing-slash-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously under its URL with a trailing slash', policy: { publicAfterWindow: (request) => request.url.split('?')[0].endsWith('/') } },
+  { name: 'secure-range-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously to a Range request', policy: { publicAfterWindow: (request) => request.headers.range !== undefined } },
+  { name: 'signed-url-anonymous', rule: 'SECURE-PRIVATE-AFTER', breaks: 'answers GET /files/d/{slug} without a token with a signed URL', policy: { anonymousSignedUrls: true } },
   { name: 'signed-scope-unchecked', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'gives a signed URL to any valid token', policy: { signedUrlChecksAccess: false } },
   { name: 'signed-truncated-bytes', rule: 'SECURE-SIGNED-URL', breaks: 'serves the signed download without its last byte', policy: { signedDownloadRange: (file) => ({ start: 0, end: file.size - 2 }) } },
   { name: 'signed-scope-refused', rule: 'SECURE-SIGNED-URL', breaks: 'refuses a files.readonly token', policy: { issueSignedUrls: false } },
+  { name: 'signed-refused-after-a-week', rule: 'SECURE-SIGNED-URL', breaks: 'gives no signed URL for a file older than a week', policy: { signedUrlMaxAgeMs: 7 * DAY_MS } },
   { name: 'signed-unknown-slug-500', rule: 'SECURE-UNKNOWN-SLUG', breaks: 'answers 500 for an unknown slug', policy: { crashOnUnknownSlug: true } },
   { name: 'signed-never-expires', rule: 'SECURE-SIGNED-EXPIRES', breaks: 'signs download URLs that never expire', policy: { signedUrlsExpire: false } },
   { name: 'signed-not-bound', rule: 'SECURE-SIGNED-BOUND', breaks: 'signs the expiry only, so a signature serves any slug', policy: { signedUrlBindsSlug: false } },
@@ -76,6 +92,7 @@ export const FAULTS = [
   // Agent execution and sessions
   { name: 'session-id-required', rule: 'SESSION-START', breaks: 'refuses a message without executionId', policy: { requireExecutionId: true } },
   { name: 'session-not-continued', rule: 'SESSION-CONTINUE', breaks: 'starts a new session on every message', policy: { continueSessions: false } },
+  { name: 'session-interaction-counted', rule: 'SESSION-INTERACTION-NEW', breaks: 'numbers interactionIds per session, so sessions share them', policy: { interactionIdsPerSession: true } },
   { name: 'session-interaction-reused', rule: 'SESSION-INTERACTION-NEW', breaks: 'reuses the interactionId within a session', policy: { newInteractionPerTurn: false } },
   { name: 'session-fixed-id', rule: 'SESSION-DISTINCT', breaks: 'gives every new session the same executionId', policy: { fixedExecutionId: 'exec-fixed' } },
   { name: 'session-unknown-accepted', rule: 'SESSION-UNKNOWN', breaks: 'starts a new session for an unknown executionId', policy: { rejectUnknownSessions: false } },
@@ -83,9 +100,12 @@ export const FAULTS = [
   { name: 'exec-field-wrong-type', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'sends goalCompletion as a string', policy: { goalCompletion: 'false' } },
   { name: 'exec-text-content-type', rule: 'EXEC-CONTENT-TYPE', breaks: 'answers executions as text/plain', policy: { executionResponseType: 'text' } },
   { name: 'exec-success-false', rule: 'EXEC-SUCCESS', breaks: 'reports success false on a successful execution', policy: { reportedSuccess: false } },
-  { name: 'agent-inactive-runs', rule: 'AGENT-INACTIVE', breaks: 'runs agents that are not active', policy: { runInactiveAgents: true } },
-  { name: 'agent-location-unchecked', rule: 'AGENT-FOREIGN-LOCATION', breaks: 'runs an agent for a location it does not belong to', policy: { checkAgentLocation: false } },
-  { name: 'agent-message-optional', rule: 'AGENT-MESSAGE-REQUIRED', breaks: 'runs an execution without message', policy: { requireMessage: false } },
+  { name: 'agent-inactive-runs', rule: 'AGENT-INACTIVE', breaks: 'runs agents that are not active', policy: { skipsAgentCheck: (check) => check === 'active' } },
+  { name: 'agent-inactive-runs-on-replacement', rule: 'AGENT-INACTIVE', breaks: 'runs agents that are not active on the replacement path', policy: { skipsAgentCheck: (check, on) => check === 'active' && on.path === 'replacement' } },
+  { name: 'agent-location-unchecked', rule: 'AGENT-FOREIGN-LOCATION', breaks: 'runs an agent for a location it does not belong to', policy: { skipsAgentCheck: (check) => check === 'agent-location' } },
+  { name: 'agent-location-unchecked-on-continuation', rule: 'AGENT-FOREIGN-LOCATION', breaks: "checks the agent's location on a session's first message only", policy: { skipsAgentCheck: (check, on) => check === 'agent-location' && on.continuation } },
+  { name: 'agent-message-optional', rule: 'AGENT-MESSAGE-REQUIRED', breaks: 'runs an execution without message', policy: { skipsAgentCheck: (check) => check === 'message' } },
+  { name: 'agent-message-optional-on-continuation', rule: 'AGENT-MESSAGE-REQUIRED', breaks: 'runs a continuation without message', policy: { skipsAgentCheck: (check, on) => check === 'message' && on.continuation } },
   { name: 'agent-location-500', rule: 'AGENT-LOCATION-REQUIRED', breaks: 'answers 500 to an execution without locationId', policy: { crashOnMissingLocation: true } },
   { name: 'agent-unknown-runs', rule: 'AGENT-UNKNOWN', breaks: 'runs a default agent for an unknown agentId', policy: { substituteUnknownAgents: true } },
   { name: 'agent-source-refused', rule: 'AGENT-SOURCE', breaks: 'refuses the source query parameter', policy: { acceptSourceParam: false } },
@@ -98,9 +118,13 @@ export const FAULTS = [
 
   // Authentication and versioning
   { name: 'auth-optional-upload', rule: 'AUTH-TOKEN-REQUIRED', breaks: 'accepts an upload without a token', policy: { uploadRequiresToken: false } },
+  { name: 'auth-continuation-takes-session-token', rule: 'AUTH-TOKEN-REQUIRED', breaks: "continues a session without a token, as the session's own", policy: { skipsAgentCheck: (check, on) => check === 'token' && on.continuation } },
   { name: 'auth-scheme-unchecked', rule: 'AUTH-MALFORMED', breaks: 'accepts a token under any scheme or none', policy: { requireBearerScheme: false } },
   { name: 'auth-unknown-token-execute', rule: 'AUTH-UNKNOWN-TOKEN', breaks: 'accepts an unknown bearer token on execution', policy: { executeAcceptsUnknownBearer: true } },
   { name: 'auth-pit-refused', rule: 'AUTH-PIT', breaks: 'refuses private integration tokens', policy: { acceptPrivateIntegrationTokens: false } },
+  { name: 'tenant-upload-unchecked', rule: 'AUTH-TENANT-UPLOAD', breaks: "takes any location's token for an upload", policy: { anyLocationFor: new Set([UPLOAD_SCOPE]) } },
+  { name: 'tenant-execute-unchecked', rule: 'AUTH-TENANT-EXECUTE', breaks: "takes any location's token for an execution", policy: { anyLocationFor: new Set([EXECUTE_SCOPE]) } },
+  { name: 'tenant-files-unchecked', rule: 'AUTH-TENANT-FILES', breaks: "signs download URLs for any location's files.readonly token", policy: { anyLocationFor: new Set([FILES_READONLY_SCOPE]) } },
   { name: 'version-optional', rule: 'VERSION-MISSING', breaks: 'accepts requests without a Version header', policy: { requireVersion: false } },
   { name: 'version-any', rule: 'VERSION-UNKNOWN', breaks: 'accepts any Version value', policy: { acceptAnyVersion: true } },
 ] as const satisfies readonly FaultEntry[];

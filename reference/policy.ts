@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import {
   ALLOWED_EXTENSION_SET,
   DEPRECATED_EXECUTE_PATH,
+  extensionOf,
   MAX_FILE_BYTES_BINARY,
   MAX_FILES_PER_UPLOAD,
   REPLACEMENT_EXECUTE_PATH,
@@ -24,6 +25,12 @@ export interface Policy {
   readonly maxUploadBytes: number;
   /** Compared with the lower-cased extension. */
   readonly allowedExtensions: ReadonlySet<string> | 'any';
+  /** How the extension is read from a file name. */
+  readonly extensionOf: (fileName: string) => string;
+  /** How many of an upload's files, from the first, have their size checked; the others are cut to the limit. */
+  readonly sizeCheckedFiles: number;
+  /** How many of an upload's files, from the first, have their type checked. */
+  readonly typeCheckedFiles: number;
   readonly extensionsIgnoreCase: boolean;
   readonly requireLocation: boolean;
   readonly requireAttachmentUrls: boolean;
@@ -32,10 +39,14 @@ export interface Policy {
   /** An upload may name a contact and no conversation. */
   readonly acceptContactOnly: boolean;
   readonly uploadRequiresToken: boolean;
+  /** Each file of a secure upload is stored as secure, or only the first. */
+  readonly secureFiles: 'every' | 'first';
 
   // The upload's answer
   readonly uploadResponseKey: 'uploadedFiles' | 'files';
   readonly listEveryFile: boolean;
+  /** The URL listed for each file: its own, or the first file's. */
+  readonly urlOfFile: 'own' | 'first';
   readonly uploadResponseType: 'json' | 'text';
 
   // Serving files
@@ -52,9 +63,19 @@ export interface Policy {
   readonly secureUrlPrefix: string;
   /** How long after the upload a secure attachment stays anonymous. */
   readonly publicWindowMs: number;
+  /** How long it then stays private, before it is anonymous again. */
+  readonly privateForMs: number;
+  /** A request to a secure URL after the window that is still served anonymously. */
+  readonly publicAfterWindow: (request: { url: string; headers: Record<string, unknown> }) => boolean;
+  /** GET /files/d/{slug} without a token after the window answers with a signed URL. */
+  readonly anonymousSignedUrls: boolean;
+  /** Files older than this get no signed URL. */
+  readonly signedUrlMaxAgeMs: number;
   readonly issueSignedUrls: boolean;
   /** The token must hold files.readonly and reach the file's location. */
   readonly signedUrlChecksAccess: boolean;
+  /** The scopes whose operations take any location's token that holds them (tenant isolation). */
+  readonly anyLocationFor: ReadonlySet<string>;
   readonly crashOnUnknownSlug: boolean;
   readonly signedUrlsExpire: boolean;
   readonly signedUrlBindsSlug: boolean;
@@ -74,12 +95,11 @@ export interface Policy {
   readonly replacementMessageField: 'message' | 'input';
   readonly deprecationHeaders: boolean;
   readonly executeAcceptsUnknownBearer: boolean;
-  readonly requireMessage: boolean;
+  /** The checks of §2.3 an execution skips, by path and by kind of request. */
+  readonly skipsAgentCheck: (check: AgentCheck, on: { path: 'deprecated' | 'replacement'; continuation: boolean }) => boolean;
   readonly crashOnMissingLocation: boolean;
   /** An unknown agentId runs an agent of the body's location. */
   readonly substituteUnknownAgents: boolean;
-  readonly checkAgentLocation: boolean;
-  readonly runInactiveAgents: boolean;
   readonly acceptSourceParam: boolean;
   readonly requireExecutionId: boolean;
   readonly rejectUnknownSessions: boolean;
@@ -87,6 +107,8 @@ export interface Policy {
   /** Every new session gets this executionId rather than a fresh one. */
   readonly fixedExecutionId?: string;
   readonly newInteractionPerTurn: boolean;
+  /** interactionIds count the turns of a session (`int-1`, `int-2`…) instead of being unique. */
+  readonly interactionIdsPerSession: boolean;
   /** `success` of an execution that succeeded. */
   readonly reportedSuccess: boolean;
   /** `goalCompletion` of an execution that did not complete its goal. */
@@ -102,21 +124,29 @@ export interface Policy {
   readonly acceptAnyVersion: boolean;
 }
 
+/** A token (a continuation may take its session's), the message, the agent's location, the agent's status. */
+export type AgentCheck = 'token' | 'message' | 'agent-location' | 'active';
+
 export const DEFAULT_POLICY: Policy = {
   requireFile: true,
   maxFiles: MAX_FILES_PER_UPLOAD,
   maxFileBytes: MAX_FILE_BYTES_BINARY,
   maxUploadBytes: Number.POSITIVE_INFINITY,
   allowedExtensions: ALLOWED_EXTENSION_SET,
+  extensionOf,
+  sizeCheckedFiles: Number.POSITIVE_INFINITY,
+  typeCheckedFiles: Number.POSITIVE_INFINITY,
   extensionsIgnoreCase: true,
   requireLocation: true,
   requireAttachmentUrls: true,
   requireTarget: true,
   acceptContactOnly: true,
   uploadRequiresToken: true,
+  secureFiles: 'every',
 
   uploadResponseKey: 'uploadedFiles',
   listEveryFile: true,
+  urlOfFile: 'own',
   uploadResponseType: 'json',
 
   permanentUrlsNeedVersion: false,
@@ -128,8 +158,13 @@ export const DEFAULT_POLICY: Policy = {
 
   secureUrlPrefix: SECURE_PATH_PREFIX,
   publicWindowMs: SECURE_PUBLIC_WINDOW_SECONDS * 1000,
+  privateForMs: Number.POSITIVE_INFINITY,
+  publicAfterWindow: () => false,
+  anonymousSignedUrls: false,
+  signedUrlMaxAgeMs: Number.POSITIVE_INFINITY,
   issueSignedUrls: true,
   signedUrlChecksAccess: true,
+  anyLocationFor: new Set(),
   crashOnUnknownSlug: false,
   signedUrlsExpire: true,
   signedUrlBindsSlug: true,
@@ -143,16 +178,15 @@ export const DEFAULT_POLICY: Policy = {
   replacementMessageField: 'message',
   deprecationHeaders: true,
   executeAcceptsUnknownBearer: false,
-  requireMessage: true,
+  skipsAgentCheck: () => false,
   crashOnMissingLocation: false,
   substituteUnknownAgents: false,
-  checkAgentLocation: true,
-  runInactiveAgents: false,
   acceptSourceParam: true,
   requireExecutionId: false,
   rejectUnknownSessions: true,
   continueSessions: true,
   newInteractionPerTurn: true,
+  interactionIdsPerSession: false,
   reportedSuccess: true,
   goalCompletion: false,
   sendGenerativeOutputs: true,

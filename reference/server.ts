@@ -50,6 +50,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const timeout = options.requestTimeoutMs ?? 60_000;
   const app = Fastify({
     logger: options.logger ?? false,
+    // A trailing slash names the same resource, as on most servers and CDNs: the privacy checks try it.
+    routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
     requestTimeout: timeout,
     connectionTimeout: timeout,

@@ -1,8 +1,8 @@
 // npm run mutation: the suite, live, against a clean reference server (the baseline) and then once per fault of
-// reference/faults.ts, each against its own server instance, as many at a time as there are cores. A fault is
-// killed when the rule it breaks fails (INFO: when that rule's observation changes). Writes reports/mutation.md
-// and reports/mutation.json; exits non-zero when the baseline has a MUST failure, a MUST fault survives, or a
-// fault is caught only by rules other than its own.
+// reference/faults.ts (`npm run mutation -- <fault>…`: only those), each against its own server instance, as many at
+// a time as there are cores. A fault is killed when the rule it breaks fails (INFO: when that rule's observation
+// changes). Writes reports/mutation.md and reports/mutation.json; exits non-zero when the baseline has a MUST
+// failure, a MUST fault survives, or a fault is caught only by rules other than its own.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -75,7 +75,11 @@ export function judge(fault: Fault, run: Run, baseline: Run): FaultResult {
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const started = process.hrtime.bigint();
-  const faults = faultCatalogue();
+  // `npm run mutation -- <fault>…` runs only the named faults, for a developer working on them.
+  const named = process.argv.slice(2);
+  const unknown = named.filter((name) => !faultCatalogue().some((fault) => fault.name === name));
+  if (unknown.length > 0) throw new Error(`not in reference/faults.ts: ${unknown.join(', ')}`);
+  const faults = faultCatalogue().filter((fault) => named.length === 0 || named.includes(fault.name));
   const limit = Math.max(1, availableParallelism());
   const baseline = (await runProjects(['baseline'], limit)).get('baseline') as Run;
   // A failing test restarts its worker, so a fault's cost grows with the tests of its rule: the dearest go first.

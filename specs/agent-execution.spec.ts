@@ -62,7 +62,7 @@ const REFUSALS: RefusalCase[] = [
   },
   {
     rule: 'AGENT-FOREIGN-LOCATION',
-    statement: 'an agent executed for a location it does not belong to is refused',
+    statement: 'an agent run for a location not its own is refused',
     needs: { setting: 'foreignLocationId', unset: 'FOREIGN_LOCATION_ID is not set' },
     kinds: BOTH,
     vary: (control, target) => ({ ...control, body: { ...control.body, locationId: target.foreignLocationId } }),
@@ -172,7 +172,7 @@ test.describe('agent execution', () => {
   for (const row of REFUSALS) {
     for (const path of ['deprecated', 'replacement'] as const) {
       for (const kind of row.kinds) {
-        test(...rule(row.rule, `${row.statement} (${kind}, ${path} path)`), async ({ api, target }) => {
+        test(...rule(row.rule, `${row.statement} (${kind}, ${path})`), async ({ api, target }) => {
           if (row.needs) test.skip(!target[row.needs.setting], row.needs.unset);
           const control = await controlRequest(api, target, path, kind);
           expect(await api.execute(row.statement, row.vary(control, target))).toBeRefusal();

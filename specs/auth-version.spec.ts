@@ -50,7 +50,7 @@ const signedUrl: Operation = {
 function execute(path: 'deprecated' | 'replacement', kind: 'first message' | 'continuation'): Operation {
   const guaranteed = path === 'deprecated';
   return {
-    name: `a ${path} execute (${kind})`,
+    name: kind === 'continuation' ? `a ${path} continuation` : `a ${path} execute`,
     needsToken: true,
     credential: 'access',
     guarantee: !guaranteed ? 'not guaranteed' : kind === 'continuation' ? 'SESSION-CONTINUE' : 'SESSION-START',
@@ -88,11 +88,11 @@ interface CredentialCase {
 // around an unknown token the refusal could come from the token lookup alone. The evidence redacts every configured token.
 const CREDENTIAL_CASES: CredentialCase[] = [
   { rule: 'AUTH-TOKEN-REQUIRED', label: 'with no Authorization header', auth: () => 'none' },
-  { rule: 'AUTH-MALFORMED', label: 'with the Bearer scheme and no token', auth: () => ({ header: 'Bearer' }) },
+  { rule: 'AUTH-MALFORMED', label: 'with Bearer and no token', auth: () => ({ header: 'Bearer' }) },
   { rule: 'AUTH-MALFORMED', label: 'with a valid token and no scheme', auth: (token) => ({ header: token }) },
-  { rule: 'AUTH-MALFORMED', label: 'with a valid token under the Basic scheme', auth: (token) => ({ header: `Basic ${token}` }) },
-  { rule: 'AUTH-MALFORMED', label: 'with a valid token under a Token scheme', auth: (token) => ({ header: `Token ${token}` }) },
-  { rule: 'AUTH-MALFORMED', label: 'with Basic user:password credentials', auth: () => ({ header: 'Basic dXNlcjpwYXNz' }) },
+  { rule: 'AUTH-MALFORMED', label: 'with a valid token under Basic', auth: (token) => ({ header: `Basic ${token}` }) },
+  { rule: 'AUTH-MALFORMED', label: 'with a valid token under Token', auth: (token) => ({ header: `Token ${token}` }) },
+  { rule: 'AUTH-MALFORMED', label: 'with Basic user:password', auth: () => ({ header: 'Basic dXNlcjpwYXNz' }) },
   { rule: 'AUTH-UNKNOWN-TOKEN', label: 'with an unknown bearer token', auth: () => ({ header: 'Bearer conformance-unknown-token-0000' }) },
 ];
 
@@ -111,7 +111,7 @@ test.describe('authentication', () => {
   }
 
   for (const operation of [upload, executeDeprecated, executeReplacement]) {
-    test(...rule('AUTH-PIT', `the answer to ${operation.name} with a private integration token is observed`), async ({ api, target }) => {
+    test(...rule('AUTH-PIT', `the answer to ${operation.name} with a PIT is observed`), async ({ api, target }) => {
       test.skip(target.tokens.pit === undefined, 'PIT_TOKEN is not set');
       const reply = await (await operation.prepare(api, target))('the operation with the PIT', 'pit');
       observe(`${operation.name} with a PIT: ${outcome(reply)}`);
@@ -133,7 +133,7 @@ const VERSION_CASES: VersionCase[] = [
 test.describe('versioning', () => {
   for (const operation of [executeDeprecated, upload]) {
     for (const row of VERSION_CASES) {
-      test(...rule(row.rule, `the answer to ${operation.name} ${row.label} is observed`), async ({ api, target }) => {
+      test(...rule(row.rule, `${operation.name} ${row.label} is observed`), async ({ api, target }) => {
         const reply = await (await operation.prepare(api, target))(`the operation ${row.label}`, 'access', row.headers);
         observe(`${operation.name} ${row.label}: ${outcome(reply)}`);
       });

@@ -70,7 +70,7 @@ test.describe('secure attachment lifecycle', () => {
     }
   });
 
-  test(...rule('SECURE-PRIVATE-AFTER', 'no anonymous route reaches a secure file after the hour, just after it or long after'), async ({ api, travel }) => {
+  test(...rule('SECURE-PRIVATE-AFTER', 'no anonymous route reaches a secure file just after the hour or long after'), async ({ api, travel }) => {
     const files = [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)];
     const urls = await uploadAll(api, files, true);
     const time = travel.timeline();

@@ -34,7 +34,7 @@ const CASES: TenantCase[] = [
   },
   {
     rule: 'AUTH-TENANT-UPLOAD',
-    statement: "a foreign token's upload naming its own location and this conversation is refused",
+    statement: "a foreign token's upload to its location and this conversation is refused",
     needsForeignLocation: true,
     guarantee: 'UPLOAD-ACCEPTED',
     send: (api, target, token) =>
@@ -80,7 +80,7 @@ test.describe('tenant isolation', () => {
     });
   }
 
-  test(...rule('AUTH-TENANT-FILES', "a foreign token holding files.readonly gets no signed URL for this location's file"), async ({ api }) => {
+  test(...rule('AUTH-TENANT-FILES', "a foreign files.readonly token gets no signed URL for this location's file"), async ({ api }) => {
     const reply = await api.upload('a secure upload in this location', { files: [FILE], fields: api.uploadFields({ isSecureAttachment: 'true' }) });
     requireAccepted(reply, 'a secure upload', 'UPLOAD-ACCEPTED');
     const slug = absoluteUrls(reply.json()).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no /files/d/{slug} URL');

@@ -3,6 +3,7 @@ import { DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH } from '../../src/con
 import { authenticate, authorize } from '../auth.ts';
 import type { Context, Session } from '../context.ts';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
+import type { Policy } from '../policy.ts';
 import type { Token } from '../world.ts';
 
 export const EXECUTE_SCOPE = 'agent-studio.write';
@@ -34,12 +35,13 @@ export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
         },
         // Authentication comes before the body is judged: a request without a token learns nothing else.
         preValidation: async (request: ExecuteRequest) => {
-          request.token = executionToken(request, ctx);
-          bendBody(request, deprecated, ctx);
+          const on = kindOf(request, deprecated);
+          request.token = executionToken(request, on, ctx);
+          bendBody(request, on, ctx);
         },
       },
       async (request, reply) => {
-        const result = execute(request, ctx);
+        const result = execute(request, kindOf(request, deprecated), ctx);
         if (deprecated && ctx.policy.deprecationHeaders) {
           const base = `${request.protocol}://${request.host}`;
           const successor = routePath(REPLACEMENT_EXECUTE_PATH).replace(':agentId', encodeURIComponent(request.params.agentId));
@@ -52,7 +54,16 @@ export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
   }
 }
 
-function executionToken(request: ExecuteRequest, ctx: Context): Token {
+type Kind = Parameters<Policy['skipsAgentCheck']>[1];
+
+const kindOf = (request: ExecuteRequest, deprecated: boolean): Kind => ({
+  path: deprecated ? 'deprecated' : 'replacement',
+  continuation: typeof (request.body as Partial<ExecutionBody> | undefined)?.executionId === 'string',
+});
+
+function executionToken(request: ExecuteRequest, on: Kind, ctx: Context): Token {
+  const session = on.continuation ? ctx.sessions.get(request.body.executionId as string) : undefined;
+  if (session && request.headers.authorization === undefined && ctx.policy.skipsAgentCheck('token', on)) return session.token;
   try {
     return authenticate(request, ctx);
   } catch (error) {
@@ -63,19 +74,19 @@ function executionToken(request: ExecuteRequest, ctx: Context): Token {
 }
 
 /** The policies that change what the body validation sees. */
-function bendBody(request: ExecuteRequest, deprecated: boolean, ctx: Context): void {
+function bendBody(request: ExecuteRequest, on: Kind, ctx: Context): void {
   const body = request.body as Record<string, unknown> | undefined;
   if (body === null || typeof body !== 'object') return;
-  const messageField = deprecated ? 'message' : ctx.policy.replacementMessageField;
+  const messageField = on.path === 'deprecated' ? 'message' : ctx.policy.replacementMessageField;
   if (messageField !== 'message') {
     if (typeof body[messageField] !== 'string') throw badRequest(`${messageField} is required`);
     body.message = body[messageField];
   }
-  if (!ctx.policy.requireMessage) body.message ??= '';
+  if (ctx.policy.skipsAgentCheck('message', on)) body.message ??= '';
   if (ctx.policy.crashOnMissingLocation && body.locationId === undefined) throw new TypeError("Cannot read properties of undefined (reading 'locationId')");
 }
 
-function execute(request: ExecuteRequest, ctx: Context) {
+function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
   const { message, locationId, executionId } = request.body;
   const agent =
     ctx.world.agent(request.params.agentId) ??
@@ -83,18 +94,21 @@ function execute(request: ExecuteRequest, ctx: Context) {
   if (!agent) throw notFound(`no agent ${request.params.agentId}`);
   // The token must reach the agent's own location; the body's locationId is then judged by the agent rule.
   authorize(request.token as Token, ctx, agent.locationId, EXECUTE_SCOPE);
-  if (agent.locationId !== locationId && ctx.policy.checkAgentLocation) {
+  if (agent.locationId !== locationId && !ctx.policy.skipsAgentCheck('agent-location', on)) {
     throw forbidden(`agent ${agent.id} does not belong to location ${locationId}`);
   }
-  if (agent.status !== 'active' && !ctx.policy.runInactiveAgents) {
+  if (agent.status !== 'active' && !ctx.policy.skipsAgentCheck('active', on)) {
     throw new ApiError(422, 'agent_inactive', `agent ${agent.id} is ${agent.status}, not active`);
   }
   if (request.query.source !== undefined && !ctx.policy.acceptSourceParam) throw badRequest('unknown parameter source');
 
-  const session = continueOrStart(executionId, agent.id, ctx);
+  const session = continueOrStart(executionId, agent.id, request.token as Token, ctx);
   session.turns += 1;
-  const interactionId =
-    !ctx.policy.newInteractionPerTurn && session.lastInteractionId ? session.lastInteractionId : ctx.ids.next('int');
+  const interactionId = ctx.policy.interactionIdsPerSession
+    ? `int-${session.turns}`
+    : !ctx.policy.newInteractionPerTurn && session.lastInteractionId
+      ? session.lastInteractionId
+      : ctx.ids.next('int');
   session.lastInteractionId = interactionId;
 
   const result: Record<string, unknown> = {
@@ -115,7 +129,7 @@ function execute(request: ExecuteRequest, ctx: Context) {
 }
 
 /** §3: no executionId starts a session; a known one continues it. */
-function continueOrStart(executionId: string | undefined, agentId: string, ctx: Context): Session {
+function continueOrStart(executionId: string | undefined, agentId: string, token: Token, ctx: Context): Session {
   if (executionId === undefined && ctx.policy.requireExecutionId) throw badRequest('executionId is required');
   const known = executionId === undefined ? undefined : ctx.sessions.get(executionId);
   if (executionId !== undefined && known?.agentId !== agentId && ctx.policy.rejectUnknownSessions) {
@@ -125,6 +139,7 @@ function continueOrStart(executionId: string | undefined, agentId: string, ctx: 
   const session: Session = {
     executionId: ctx.policy.fixedExecutionId ?? ctx.ids.next('exec'),
     agentId,
+    token,
     turns: 0,
   };
   ctx.sessions.set(session.executionId, session);

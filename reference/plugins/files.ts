@@ -49,8 +49,11 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
 async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply, ctx: Context) {
   const file = ctx.files.bySlug(request.params.slug);
   if (!file) throw notFound('no such file');
-  const until = file.uploadedAt + ctx.policy.publicWindowMs;
-  if (ctx.clock.now() >= until) {
+  const { publicWindowMs, privateForMs, publicAfterWindow, anonymousSignedUrls } = ctx.policy;
+  const until = file.uploadedAt + publicWindowMs;
+  const now = ctx.clock.now();
+  if (now >= until && now < until + privateForMs && !publicAfterWindow(request)) {
+    if (anonymousSignedUrls) return signedUrlOf(file, request, ctx);
     throw unauthorized(
       `this secure attachment is private since ${new Date(until).toISOString()}; ` +
         `GET /files/d/{slug} with a ${FILES_READONLY_SCOPE} token gives a signed download URL`,
@@ -70,6 +73,13 @@ async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, 
     throw notFound('no such file');
   }
   if (ctx.policy.signedUrlChecksAccess) authorize(token, ctx, file.locationId, FILES_READONLY_SCOPE);
+  if (ctx.clock.now() >= file.uploadedAt + ctx.policy.signedUrlMaxAgeMs) throw forbidden('this file is too old to download');
+  return signedUrlOf(file, request, ctx);
+}
+
+/** The answer of §4.2: a signed URL for the file, with what the platform sends beside it. */
+function signedUrlOf(file: StoredFile, request: FastifyRequest, ctx: Context) {
+  const slug = file.slug as string;
   const expires = String(Math.floor(ctx.clock.now() / 1000) + SIGNED_URL_SECONDS);
   const signature = ctx.ids.sign(signedText(slug, expires, ctx));
   const base = `${request.protocol}://${request.host}`;

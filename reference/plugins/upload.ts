@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { extensionOf, FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract.ts';
+import { FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract.ts';
 import { describeErrors, validatorFor } from '../../src/schemas.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
@@ -29,7 +29,8 @@ const validateFields = validatorFor('upload-request');
 
 export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
   // preservePath: keep the client's file name whole, so path tricks are refused rather than silently cut.
-  await app.register(multipart, { preservePath: true });
+  // throwFileSizeLimit off: a file over the limit ends cut short and marked truncated, and receive() decides.
+  await app.register(multipart, { preservePath: true, throwFileSizeLimit: false });
 
   app.post('/conversations/messages/upload', { config: { version: 'required' } }, async (request, reply) => {
     if (!request.isMultipart()) {
@@ -47,12 +48,13 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
       const conversation = checkTarget(fields, ctx);
       const secure = isSecure(fields, conversation?.channel, ctx);
       const base = `${request.protocol}://${request.host}`;
+      const urls = received.files.map((file, index) => {
+        const stored = record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), ctx);
+        return stored.slug ? `${base}${ctx.policy.secureUrlPrefix}${stored.slug}` : `${base}/files/p/${stored.id}/${encodeURIComponent(stored.fileName)}`;
+      });
       const uploadedFiles: Record<string, string> = {};
-      for (const file of received.files) {
-        const stored = record(file, fields.locationId, secure, ctx);
-        uploadedFiles[uniqueKey(uploadedFiles, file.fileName)] = stored.slug
-          ? `${base}${ctx.policy.secureUrlPrefix}${stored.slug}`
-          : `${base}/files/p/${stored.id}/${encodeURIComponent(stored.fileName)}`;
+      for (const [index, file] of received.files.entries()) {
+        uploadedFiles[uniqueKey(uploadedFiles, file.fileName)] = urls[ctx.policy.urlOfFile === 'own' ? index : 0];
       }
       if (!ctx.policy.listEveryFile) delete uploadedFiles[Object.keys(uploadedFiles).at(-1) ?? ''];
       const body = { [ctx.policy.uploadResponseKey]: uploadedFiles };
@@ -85,7 +87,8 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
       if (part.fieldname !== FILE_FORM_KEY) {
         throw badRequest(`a file was sent under ${part.fieldname}; files go under ${FILE_FORM_KEY}`);
       }
-      const extension = checkFileName(part.filename, ctx);
+      const index = received.files.length;
+      const extension = checkFileName(part.filename, ctx, index < ctx.policy.typeCheckedFiles);
       // @fastify/multipart destroys a file it has not handed over yet when the parse fails, and a pipeline
       // from a destroyed stream never settles. The parse error, if there is one, comes with the next part.
       if (part.file.destroyed) {
@@ -94,7 +97,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
       }
       const blob = await ctx.files.write(ctx.ids.next('blob'), part.file);
       received.files.push({ blob, fileName: part.filename, extension });
-      if (part.file.truncated) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
+      if (part.file.truncated && index < ctx.policy.sizeCheckedFiles) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
       const total = received.files.reduce((sum, f) => sum + f.blob.size, 0);
       if (total > maxUploadBytes) throw new ApiError(413, 'upload_too_large', `the upload is over ${maxUploadBytes / MIB} MiB in total`);
     }
@@ -140,7 +143,6 @@ function translate(error: unknown, maxFiles: number): unknown {
   const code = (error as { code?: string }).code;
   if (code === 'FST_FILES_LIMIT') return new ApiError(413, 'too_many_files', `at most ${maxFiles} files per upload`);
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return new ApiError(413, 'too_many_parts', 'too many form parts');
-  if (code === 'FST_REQ_FILE_TOO_LARGE') return new ApiError(413, 'file_too_large', 'a file is over the 5 MB limit per file');
   const message = (error as Error).message ?? String(error);
   return badRequest(`malformed multipart body: ${message}`);
 }
@@ -168,16 +170,16 @@ function drain(raw: IncomingMessage): Promise<boolean> {
   });
 }
 
-/** The name must be a plain file name with an allowed extension; returns the extension. */
-function checkFileName(fileName: string, ctx: Context): string {
+/** The name must be a plain file name, with an allowed extension when `checkType`; returns the extension. */
+function checkFileName(fileName: string, ctx: Context, checkType: boolean): string {
   if (fileName === '') throw badRequest('every file needs a file name');
   // eslint-disable-next-line no-control-regex
   if (/[/\\]|\.\.|[\u0000-\u001f\u007f]/.test(fileName) || fileName.length > 255) {
     throw badRequest('file names must not hold path separators, "..", control characters or more than 255 characters');
   }
-  const extension = extensionOf(fileName);
+  const extension = ctx.policy.extensionOf(fileName);
   const { allowedExtensions, extensionsIgnoreCase } = ctx.policy;
-  if (allowedExtensions === 'any') return extension;
+  if (allowedExtensions === 'any' || !checkType) return extension;
   const caseRefused = !extensionsIgnoreCase && /[A-Z]/.test(fileName.slice(fileName.lastIndexOf('.')));
   if (!allowedExtensions.has(extension) || caseRefused) {
     throw new ApiError(400, 'unsupported_file_type', `the file type of ${fileName} is not allowed; see the allowed extensions`);

@@ -12,7 +12,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { API_VERSION } from '../../src/contract.ts';
+import { API_VERSION, UPLOAD_PATH } from '../../src/contract.ts';
 import { buildServer } from '../server.ts';
 import {
   apiHeaders,
@@ -30,7 +30,6 @@ import {
   WORLD,
   EXECUTE_URL,
   MIB,
-  UPLOAD_PATH,
   rawConnection,
   type Ended,
 } from './helpers.ts';
@@ -279,7 +278,7 @@ const uploadHead = (port: number, contentLength: number) =>
     `POST ${UPLOAD_PATH} HTTP/1.1`,
     `host: 127.0.0.1:${port}`,
     `version: ${API_VERSION}`,
-    `authorization: Bearer ${WORLD.accessToken}`,
+    `authorization: Bearer ${WORLD.tokens.access}`,
     `content-type: ${multipart({}, []).contentType}`,
     `content-length: ${contentLength}`,
     'connection: close',
@@ -450,10 +449,10 @@ const badRequests: BadRequest[] = [
     kind: 'upload, Authorization not Bearer',
     status: 401,
     request: (i) =>
-      badUpload({ version: API_VERSION, authorization: Math.floor(i / badRequests.length) % 2 ? `Token ${WORLD.accessToken}` : `Basic ${Buffer.from(`u${i}:p`).toString('base64')}` }, uploadBody(evil(i))),
+      badUpload({ version: API_VERSION, authorization: Math.floor(i / badRequests.length) % 2 ? `Token ${WORLD.tokens.access}` : `Basic ${Buffer.from(`u${i}:p`).toString('base64')}` }, uploadBody(evil(i))),
   },
   { kind: 'upload, unknown Version', status: 400, request: (i) => badUpload({ ...apiHeaders(), version: `v${4 + (i % 5)}` }, uploadBody(evil(i))) },
-  { kind: 'upload, no Version', status: 400, request: (i) => badUpload({ authorization: `Bearer ${WORLD.accessToken}` }, uploadBody(evil(i))) },
+  { kind: 'upload, no Version', status: 400, request: (i) => badUpload({ authorization: `Bearer ${WORLD.tokens.access}` }, uploadBody(evil(i))) },
   { kind: 'upload, garbage under a multipart boundary', status: 400, request: (i) => badUpload(apiHeaders(), `\u0000\u00ff not multipart ${i} \r\n--\r\n\r\n`) },
   { kind: 'upload, no boundary parameter', status: 400, request: (i) => badUpload(apiHeaders(), uploadBody(evil(i)), 'multipart/form-data') },
   {
@@ -486,7 +485,7 @@ const badRequests: BadRequest[] = [
   { kind: 'unknown route', status: 404, request: (i) => ({ method: i % 2 ? 'GET' : 'DELETE', path: `/abuse-nope/${i}`, headers: apiHeaders() }) },
   { kind: 'permanent URL, encoded ../ id', status: 404, request: (i) => ({ path: `/files/p/..%2F..%2F${evil(i)}/x.png` }) },
   { kind: 'secure URL, unknown slug', status: 404, request: (i) => ({ path: `/files/d/att-unknown-${i}` }) },
-  { kind: 'secure URL with a reader token, unknown slug', status: 404, request: (i) => ({ path: `/files/d/att-unknown-${i}`, headers: apiHeaders(WORLD.filesToken) }) },
+  { kind: 'secure URL with a reader token, unknown slug', status: 404, request: (i) => ({ path: `/files/d/att-unknown-${i}`, headers: apiHeaders(WORLD.tokens.filesReadonly) }) },
   { kind: 'signed URL, forged', status: 404, request: (i) => ({ path: `/files/signed/att-unknown-${i}?expires=9999999999&signature=forged${i}` }) },
 ];
 
@@ -587,14 +586,14 @@ interface Principal {
 }
 
 const principals: Principal[] = [
-  { name: 'ACCESS_TOKEN', headers: apiHeaders(WORLD.accessToken), reads: [] },
-  { name: 'FILES_READONLY_TOKEN', headers: apiHeaders(WORLD.filesToken), reads: ['main'] },
-  { name: 'NO_FILES_SCOPE_TOKEN', headers: apiHeaders(WORLD.noFilesToken), reads: [] },
-  { name: 'PIT_TOKEN', headers: apiHeaders(WORLD.pitToken), reads: ['main'] },
+  { name: 'ACCESS_TOKEN', headers: apiHeaders(WORLD.tokens.access), reads: [] },
+  { name: 'FILES_READONLY_TOKEN', headers: apiHeaders(WORLD.tokens.filesReadonly), reads: ['main'] },
+  { name: 'NO_FILES_SCOPE_TOKEN', headers: apiHeaders(WORLD.tokens.noFilesScope), reads: [] },
+  { name: 'PIT_TOKEN', headers: apiHeaders(WORLD.tokens.pit), reads: ['main'] },
   { name: 'AGENCY_TOKEN', headers: apiHeaders(WORLD.agencyToken), reads: ['main', 'foreign'] },
   { name: 'unknown token', headers: apiHeaders('abuse-unknown-token'), reads: [] },
   // The FILES_READONLY value under another scheme: a server reading the last word would let it through.
-  { name: 'malformed Authorization', headers: { version: API_VERSION, authorization: `Token ${WORLD.filesToken}` }, reads: [] },
+  { name: 'malformed Authorization', headers: { version: API_VERSION, authorization: `Token ${WORLD.tokens.filesReadonly}` }, reads: [] },
   { name: 'no token', headers: {}, reads: [], anonymous: true },
 ];
 
@@ -652,7 +651,7 @@ describe('authorization matrix of attachments', () => {
           ...(foreign ? { locationId: WORLD.foreignLocationId, conversationId: 'conv-ref-foreign' } : {}),
           ...(spec.secure ? { isSecureAttachment: 'true' } : {}),
         });
-        const response = await upload(app, { fields, files: [{ name: spec.name, bytes }], headers: apiHeaders(foreign ? WORLD.agencyToken : WORLD.accessToken) });
+        const response = await upload(app, { fields, files: [{ name: spec.name, bytes }], headers: apiHeaders(foreign ? WORLD.agencyToken : WORLD.tokens.access) });
         assert.equal(response.statusCode, 200, `${spec.name}: ${response.body}`);
         const [url] = absoluteUrls(response.json());
         let id: string;

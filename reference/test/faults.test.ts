@@ -30,11 +30,13 @@ const files = (count: number, size = 100): FilePart[] =>
 const uploadStatus = (options: Parameters<typeof upload>[1]): Probe => async (app) => (await upload(app, options)).statusCode;
 const secureFields = validFields({ isSecureAttachment: 'true' });
 
-/** Status of an anonymous read of a secure URL, `seconds` after the upload. */
-const secureReadAfter = (seconds: number): Probe => async (app) => {
+const DAY = 86_400;
+
+/** Status of an anonymous read of a secure URL (as `spell` writes it), `seconds` after the upload. */
+const secureReadAfter = (seconds: number, spell = (url: string) => url, headers: Record<string, string> = {}): Probe => async (app) => {
   const url = await uploadedUrl(app, { fields: secureFields });
   await setClock(app, { advanceSeconds: seconds });
-  return (await fetchUrl(app, url)).statusCode;
+  return (await fetchUrl(app, spell(url), headers)).statusCode;
 };
 
 /** The path of the URL of an upload without the flag, made at `at`. */
@@ -46,16 +48,23 @@ const urlPathAt = (at: string, fields = validFields()): Probe => async (app) => 
 async function signedUrl(app: FastifyInstance): Promise<{ url: string; slug: string }> {
   const secure = await uploadedUrl(app, { fields: secureFields });
   const slug = secure.split('/').pop()!;
-  const response = await fetchUrl(app, secure, apiHeaders(WORLD.filesToken));
+  const response = await fetchUrl(app, secure, apiHeaders(WORLD.tokens.filesReadonly));
   return { url: absoluteUrls(response.json())[0], slug };
 }
 
-const signedStatus = (token: string, slug?: string): Probe => async (app) => {
+const signedStatus = (token: string, slug?: string, afterSeconds = 0): Probe => async (app) => {
   const secure = await uploadedUrl(app, { fields: secureFields });
+  await setClock(app, { advanceSeconds: afterSeconds });
   return (await fetchUrl(app, slug ? secure.replace(/[^/]+$/, slug) : secure, apiHeaders(token))).statusCode;
 };
 
 const exec = (options: Parameters<typeof execute>[1]): Probe => async (app) => (await execute(app, options)).statusCode;
+
+/** Status of a continuation of a fresh session with this body (its executionId added) and these headers. */
+const continuation = (body: Record<string, unknown>, headers?: Record<string, string>): Probe => async (app) => {
+  const { executionId } = (await execute(app)).json();
+  return (await execute(app, { body: { ...body, executionId }, headers })).statusCode;
+};
 const validExecution = validatorFor('execution-response');
 
 const PROBES: Record<FaultName, Probe> = {
@@ -63,11 +72,15 @@ const PROBES: Record<FaultName, Probe> = {
   'upload-four-files': uploadStatus({ files: files(5) }),
   'upload-size-unchecked': uploadStatus({ files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }] }),
   'upload-size-four-mib': uploadStatus({ files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_DECIMAL) }] }),
+  'upload-size-first-file-only': uploadStatus({ files: [...files(1), { name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }] }),
   'upload-size-decimal': uploadStatus({ files: [{ name: 'mid.pdf', bytes: bytesOf('mid', MAX_FILE_BYTES_DECIMAL + 1) }] }),
   'upload-total-cap': uploadStatus({ files: files(5, MAX_FILE_BYTES_BINARY) }),
   'upload-heic-refused': uploadStatus({ files: [{ name: 'photo.heic', bytes: bytesOf('heic', 10) }] }),
   'upload-ext-case-sensitive': uploadStatus({ files: [{ name: 'PHOTO.PNG', bytes: bytesOf('png', 10) }] }),
   'upload-any-extension': uploadStatus({ files: [{ name: 'tool.exe', bytes: bytesOf('exe', 10) }] }),
+  'upload-ext-first-file-only': uploadStatus({ files: [...files(1), { name: 'tool.exe', bytes: bytesOf('exe', 10) }] }),
+  'upload-ext-first-dot': uploadStatus({ files: [{ name: 'report.pdf.exe', bytes: bytesOf('exe', 10) }] }),
+  'upload-ext-suffix': uploadStatus({ files: [{ name: 'reportpdf', bytes: bytesOf('pdf', 10) }] }),
   'upload-target-optional': uploadStatus({ fields: { locationId: WORLD.locationId, attachmentUrls: '[]' } }),
   'upload-conversation-required': uploadStatus({ fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' } }),
   'upload-location-optional': uploadStatus({ fields: { conversationId: WORLD.conversationId, attachmentUrls: '[]' } }),
@@ -75,13 +88,14 @@ const PROBES: Record<FaultName, Probe> = {
   'upload-no-file-accepted': uploadStatus({ files: [] }),
   'upload-text-response': async (app) => (await upload(app)).headers['content-type'],
   'upload-renamed-field': async (app) => Object.keys((await upload(app)).json()),
+  'upload-urls-of-first-file': async (app) => new Set(absoluteUrls((await upload(app, { files: files(2) })).json())).size,
   'upload-missing-url': async (app) => absoluteUrls((await upload(app, { files: files(2) })).json()).length,
 
   'permanent-corrupt-bytes': async (app) => sha256((await fetchUrl(app, await uploadedUrl(app))).rawPayload),
   'permanent-requires-version': async (app) => (await fetchUrl(app, await uploadedUrl(app))).statusCode,
   'permanent-expires': async (app) => {
     const url = await uploadedUrl(app);
-    await setClock(app, { advanceSeconds: 7200 });
+    await setClock(app, { advanceSeconds: 8 * DAY });
     return (await fetchUrl(app, url)).statusCode;
   },
   'cutover-early': urlPathAt('2026-11-29T09:00:00Z'),
@@ -91,12 +105,23 @@ const PROBES: Record<FaultName, Probe> = {
 
   'secure-wrong-path': urlPathAt('2026-11-20T12:00:00Z', secureFields),
   'secure-private-at-once': secureReadAfter(0),
-  'secure-window-59-minutes': secureReadAfter(3599),
+  'secure-first-file-only': async (app) => absoluteUrls((await upload(app, { fields: secureFields, files: files(2) })).json()).map((url) => new URL(url).pathname.split('/')[2]),
+  'secure-window-5-seconds-short': secureReadAfter(3599),
   'secure-never-private': secureReadAfter(3601),
-  'secure-window-61-minutes': secureReadAfter(3601),
-  'signed-scope-unchecked': signedStatus(WORLD.noFilesToken),
-  'signed-scope-refused': signedStatus(WORLD.filesToken),
-  'signed-unknown-slug-500': signedStatus(WORLD.filesToken, 'att-unknown'),
+  'secure-window-5-seconds-long': secureReadAfter(3601),
+  'secure-public-again': secureReadAfter(DAY),
+  'secure-trailing-slash-public': secureReadAfter(3601, (url) => `${url}/`),
+  'secure-range-public': secureReadAfter(3601, (url) => url, { range: 'bytes=0-' }),
+  'signed-url-anonymous': async (app) => {
+    const url = await uploadedUrl(app, { fields: secureFields });
+    await setClock(app, { advanceSeconds: 3601 });
+    const offered = absoluteUrls((await fetchUrl(app, url)).json());
+    return offered.length === 0 ? 'no URL' : (await fetchUrl(app, offered[0])).statusCode;
+  },
+  'signed-scope-unchecked': signedStatus(WORLD.tokens.noFilesScope),
+  'signed-scope-refused': signedStatus(WORLD.tokens.filesReadonly),
+  'signed-refused-after-a-week': signedStatus(WORLD.tokens.filesReadonly, undefined, 8 * DAY),
+  'signed-unknown-slug-500': signedStatus(WORLD.tokens.filesReadonly, 'att-unknown'),
   'signed-truncated-bytes': async (app) => sha256((await fetchUrl(app, (await signedUrl(app)).url)).rawPayload),
   'signed-never-expires': async (app) => {
     const { url } = await signedUrl(app);
@@ -124,6 +149,7 @@ const PROBES: Record<FaultName, Probe> = {
     const next = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId: first.executionId } })).json();
     return first.executionId === next.executionId;
   },
+  'session-interaction-counted': async (app) => (await execute(app)).json().interactionId === (await execute(app)).json().interactionId,
   'session-interaction-reused': async (app) => {
     const first = (await execute(app)).json();
     const next = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId: first.executionId } })).json();
@@ -136,8 +162,11 @@ const PROBES: Record<FaultName, Probe> = {
   'exec-text-content-type': async (app) => (await execute(app)).headers['content-type'],
   'exec-success-false': async (app) => (await execute(app)).json().success,
   'agent-inactive-runs': exec({ agentId: WORLD.inactiveAgentId }),
+  'agent-inactive-runs-on-replacement': exec({ agentId: WORLD.inactiveAgentId, path: REPLACEMENT_EXECUTE_PATH }),
   'agent-location-unchecked': exec({ body: { message: 'hi', locationId: WORLD.foreignLocationId } }),
+  'agent-location-unchecked-on-continuation': continuation({ message: 'hi', locationId: WORLD.foreignLocationId }),
   'agent-message-optional': exec({ body: { locationId: WORLD.locationId } }),
+  'agent-message-optional-on-continuation': continuation({ locationId: WORLD.locationId }),
   'agent-location-500': exec({ body: { message: 'hi' } }),
   'agent-unknown-runs': exec({ agentId: 'agent-unknown' }),
   'agent-source-refused': exec({ query: '?source=public_api' }),
@@ -148,11 +177,15 @@ const PROBES: Record<FaultName, Probe> = {
   'deprecation-headers-absent': async (app) => (await execute(app)).headers.deprecation,
 
   'auth-optional-upload': uploadStatus({ headers: apiHeaders(null) }),
-  'auth-scheme-unchecked': exec({ headers: { version: 'v3', authorization: `Token ${WORLD.accessToken}` } }),
+  'auth-continuation-takes-session-token': continuation({ message: 'hi', locationId: WORLD.locationId }, { version: 'v3' }),
+  'auth-scheme-unchecked': exec({ headers: { version: 'v3', authorization: `Token ${WORLD.tokens.access}` } }),
   'auth-unknown-token-execute': exec({ headers: apiHeaders('not-a-known-token') }),
-  'auth-pit-refused': exec({ headers: apiHeaders(WORLD.pitToken) }),
-  'version-optional': exec({ headers: { authorization: `Bearer ${WORLD.accessToken}` } }),
-  'version-any': exec({ headers: { version: 'v2', authorization: `Bearer ${WORLD.accessToken}` } }),
+  'auth-pit-refused': exec({ headers: apiHeaders(WORLD.tokens.pit) }),
+  'tenant-upload-unchecked': uploadStatus({ headers: apiHeaders(WORLD.tokens.foreignAccess) }),
+  'tenant-execute-unchecked': exec({ headers: apiHeaders(WORLD.tokens.foreignAccess) }),
+  'tenant-files-unchecked': signedStatus(WORLD.tokens.foreignAccess),
+  'version-optional': exec({ headers: { authorization: `Bearer ${WORLD.tokens.access}` } }),
+  'version-any': exec({ headers: { version: 'v2', authorization: `Bearer ${WORLD.tokens.access}` } }),
 };
 
 async function observe(probe: Probe, fault?: FaultName): Promise<unknown> {

@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { atAddress, environmentOf } from '../../src/config.ts';
 import { REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
+import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
 import { validatorFor } from '../../src/schemas.ts';
 import { buildServer } from '../server.ts';
 import { SIGNED_URL_SECONDS } from '../plugins/files.ts';
@@ -90,7 +92,7 @@ describe('secure attachments', () => {
   test('give a files.readonly token a signed URL that serves the bytes until it expires', async () => {
     const url = await uploadedUrl(app(), { fields: secureFields, files: [{ name: 'a.png', bytes: photo }] });
     await setClock(app(), { advanceSeconds: 7200 });
-    const response = await fetchUrl(app(), url, apiHeaders(WORLD.filesToken));
+    const response = await fetchUrl(app(), url, apiHeaders(WORLD.tokens.filesReadonly));
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.deepEqual(Object.keys(body).sort(), ['allow_download', 'asset_id', 'content_type', 'filename', 'size', 'url']);
@@ -104,14 +106,14 @@ describe('secure attachments', () => {
 
   test('refuse a token lacking the scope (403), an unknown token (401) and an unknown slug (404)', async () => {
     const url = await uploadedUrl(app(), { fields: secureFields });
-    assert.equal((await fetchUrl(app(), url, apiHeaders(WORLD.noFilesToken))).statusCode, 403);
+    assert.equal((await fetchUrl(app(), url, apiHeaders(WORLD.tokens.noFilesScope))).statusCode, 403);
     assert.equal((await fetchUrl(app(), url, apiHeaders('unknown-token'))).statusCode, 401);
-    assert.equal((await fetchUrl(app(), url.replace(/[^/]+$/, 'att-none'), apiHeaders(WORLD.filesToken))).statusCode, 404);
+    assert.equal((await fetchUrl(app(), url.replace(/[^/]+$/, 'att-none'), apiHeaders(WORLD.tokens.filesReadonly))).statusCode, 404);
   });
 
   test('need the Version header only on the API call, not on the anonymous read', async () => {
     const url = await uploadedUrl(app(), { fields: secureFields });
-    assert.equal((await fetchUrl(app(), url, { authorization: `Bearer ${WORLD.filesToken}` })).statusCode, 400);
+    assert.equal((await fetchUrl(app(), url, { authorization: `Bearer ${WORLD.tokens.filesReadonly}` })).statusCode, 400);
     assert.equal((await fetchUrl(app(), url)).statusCode, 200);
   });
 });
@@ -163,9 +165,9 @@ describe('agent execution', () => {
     ['a missing locationId', { body: { message: 'hi' } }, 400],
     ['an unknown executionId', { body: { message: 'hi', locationId: WORLD.locationId, executionId: 'exec-none' } }, 404],
     ['no token', { headers: apiHeaders(null) }, 401],
-    ['a malformed Authorization header', { headers: { version: 'v3', authorization: WORLD.accessToken } }, 401],
-    ['a token lacking the execute scope', { headers: apiHeaders(WORLD.filesToken) }, 403],
-    ['no Version header', { headers: { authorization: `Bearer ${WORLD.accessToken}` } }, 400],
+    ['a malformed Authorization header', { headers: { version: 'v3', authorization: WORLD.tokens.access } }, 401],
+    ['a token lacking the execute scope', { headers: apiHeaders(WORLD.tokens.filesReadonly) }, 403],
+    ['no Version header', { headers: { authorization: `Bearer ${WORLD.tokens.access}` } }, 400],
     ['an unknown Version', { headers: { ...apiHeaders(), version: 'v2' } }, 400],
   ];
   for (const [what, options, status] of refusals) {
@@ -175,7 +177,7 @@ describe('agent execution', () => {
   }
 
   test('accepts a private integration token and the source parameter', async () => {
-    assert.equal((await execute(app(), { headers: apiHeaders(WORLD.pitToken), query: '?source=public_api' })).statusCode, 200);
+    assert.equal((await execute(app(), { headers: apiHeaders(WORLD.tokens.pit), query: '?source=public_api' })).statusCode, 200);
   });
 });
 
@@ -213,7 +215,7 @@ describe('oauth', () => {
     const refused = await app().inject({
       method: 'POST',
       url: '/oauth/location-token',
-      headers: apiHeaders(WORLD.accessToken),
+      headers: apiHeaders(WORLD.tokens.access),
       payload: { companyId: 'company-ref-main', locationId: WORLD.locationId },
     });
     assert.equal(refused.statusCode, 403);
@@ -254,7 +256,7 @@ describe('clock and determinism', () => {
       try {
         const bodies = [(await upload(app, { fields: secureFields })).body];
         const url = absoluteUrls(JSON.parse(bodies[0]))[0];
-        bodies.push((await fetchUrl(app, url, apiHeaders(WORLD.filesToken))).body, (await execute(app)).body);
+        bodies.push((await fetchUrl(app, url, apiHeaders(WORLD.tokens.filesReadonly))).body, (await execute(app)).body);
         return bodies;
       } finally {
         await app.close();
@@ -277,11 +279,9 @@ describe('npm run serve', () => {
         if (out.includes('TEST_CLOCK_URL=')) break;
       }
       const names = [...out.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]);
-      assert.deepEqual(names, [
-        'SUITE_MODE', 'BASE_URL', 'API_VERSION', 'LOCATION_ID', 'CONVERSATION_ID', 'CONTACT_ID', 'AGENT_ID',
-        'INACTIVE_AGENT_ID', 'FOREIGN_LOCATION_ID', 'ACCESS_TOKEN', 'PIT_TOKEN', 'FILES_READONLY_TOKEN',
-        'NO_FILES_SCOPE_TOKEN', 'TEST_CLOCK_URL',
-      ]);
+      // The block is environmentOf's, in the order of SETTINGS: every id and credential the seed's world has.
+      assert.deepEqual(names, environmentOf(atAddress(WORLD, 'http://127.0.0.1', TEST_CLOCK_PATH)).map(([name]) => name));
+      for (const name of ['ACCESS_TOKEN', 'FILES_READONLY_TOKEN', 'NO_FILES_SCOPE_TOKEN', 'FOREIGN_ACCESS_TOKEN', 'INACTIVE_AGENT_ID']) assert.ok(names.includes(name), name);
       const base = /^BASE_URL=(.+)$/m.exec(out)![1];
       assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
       const clock = await fetch(`${base}/__test/clock`);
