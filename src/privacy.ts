@@ -9,7 +9,7 @@ import { sha256, type TestFile } from './test-files.ts';
 interface RouteCase {
   route: string;
   via: 'url' | 'api';
-  spelling?: 'trailing-slash' | 'query' | 'double-slash' | 'encoded-slug' | 'upper-case-path' | 'file-name';
+  spelling?: 'trailing-slash' | 'query' | 'encoded-slug' | 'upper-case-path' | 'file-name';
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   auth?: 'none' | 'unknown' | 'empty' | 'noFilesScope' | 'access';
@@ -36,9 +36,6 @@ function respell(url: string, spelling: NonNullable<RouteCase['spelling']>, file
       break;
     case 'query':
       parsed.search = parsed.search ? `${parsed.search}&download=1` : '?download=1';
-      break;
-    case 'double-slash':
-      parsed.pathname = `/${parsed.pathname}`;
       break;
     case 'encoded-slug':
       if (slug !== undefined) parsed.pathname = parsed.pathname.slice(0, -encodeURIComponent(slug).length) + [...slug].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
