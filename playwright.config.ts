@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { describeTarget, suiteConfig } from './src/config.ts';
+import { testsOfRule } from './src/rules.ts';
 import type { TimeTravelMode } from './src/time-travel.ts';
 
 const config = suiteConfig();
@@ -42,7 +43,12 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
   ],
   projects: config.mutation
     ? // npm run mutation: one project per fault (and the baseline), so that one runner serves them all.
-      config.mutation.projects.map((name) => ({ name, fullyParallel: false, use: { fault: name === 'baseline' ? undefined : name } }))
+      config.mutation.projects.map(({ name, rule }) => ({
+        name,
+        fullyParallel: false,
+        grep: rule === undefined ? undefined : testsOfRule(rule),
+        use: { fault: name === 'baseline' ? undefined : name },
+      }))
     : [
         { name: 'conformance', use: { fault: config.reference?.fault } },
         ...(config.slow

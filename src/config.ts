@@ -5,6 +5,7 @@ import { config as loadDotenv } from 'dotenv';
 import { loadSeed, type SeedData } from '../reference/world.ts';
 import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from './contract.ts';
 import { BASE_PLACEHOLDER, readRecordedTarget, REPLAY_BASE_URL } from './recording.ts';
+import type { RuleId } from './rules.ts';
 
 export type Mode = 'replay' | 'live' | 'record';
 
@@ -108,8 +109,14 @@ export interface SuiteConfig {
   readonly target?: Target;
   /** Set when the suite starts its own reference server per worker. */
   readonly reference?: ReferenceSettings;
-  /** npm run mutation: one project per name, each a fault of reference/faults.ts or `baseline`. */
-  readonly mutation?: { readonly projects: readonly string[] };
+  /** npm run mutation: one project per fault of reference/faults.ts (or `baseline`), with only its rule's tests or all. */
+  readonly mutation?: { readonly projects: readonly MutationProject[] };
+}
+
+export interface MutationProject {
+  readonly name: string;
+  /** Run only the tests of this rule. */
+  readonly rule?: RuleId;
 }
 
 export class ConfigError extends Error {}
@@ -214,7 +221,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
 }
 
 /** The configuration of `npm run mutation`: the reference server with its defaults, whatever the environment or .env say. */
-export function mutationConfig(reportsDir: string, projects: readonly string[]): SuiteConfig {
+export function mutationConfig(reportsDir: string, projects: readonly MutationProject[]): SuiteConfig {
   return { ...loadConfig({ [SETTINGS.mode.env]: 'live', [SETTINGS.reference.env]: '1', [SETTINGS.reportsDir.env]: reportsDir }), mutation: { projects } };
 }
 

@@ -122,6 +122,9 @@ export type RuleId = (typeof RULES)[number]['id'];
 
 const BY_ID: ReadonlyMap<string, Rule> = new Map(RULES.map((rule) => [rule.id, rule]));
 
+/** Matches the title path of a test of the rule: its title is `ID statement` (rule() in src/suite.ts). */
+export const testsOfRule = (id: RuleId) => new RegExp(`(^|\\s)${id}\\s`);
+
 export function ruleById(id: string): Rule {
   const rule = BY_ID.get(id);
   if (!rule) throw new Error(`unknown rule id ${id}; the catalogue is src/rules.ts`);

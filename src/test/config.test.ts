@@ -247,7 +247,7 @@ describe('replay', () => {
 
 describe('npm run mutation', () => {
   test('its explicit configuration is used whole: a FAULT or SEED_FILE of the environment or .env takes no part', () => {
-    const explicit = mutationConfig(join(DIR, 'mutation'), ['baseline', 'upload-six-files']);
+    const explicit = mutationConfig(join(DIR, 'mutation'), [{ name: 'baseline' }, { name: 'upload-six-files', rule: 'UPLOAD-FILES-MAX' }]);
     const config = configOf(
       { SUITE_CONFIG: JSON.stringify(explicit), FAULT: 'upload-four-files', SUITE_MODE: 'replay' },
       dotenv({ FAULT: 'upload-six-files', SEED_FILE: join(DIR, 'no-seed.json'), REPORTS_DIR: 'elsewhere' }),
@@ -256,7 +256,7 @@ describe('npm run mutation', () => {
     assert.equal(config.mode, 'live');
     assert.equal(config.reference?.fault, undefined);
     assert.equal(config.reference?.seedFile, undefined);
-    assert.deepEqual(config.mutation, { projects: ['baseline', 'upload-six-files'] });
+    assert.deepEqual(config.mutation, { projects: [{ name: 'baseline' }, { name: 'upload-six-files', rule: 'UPLOAD-FILES-MAX' }] });
   });
 });
 
