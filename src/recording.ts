@@ -42,11 +42,13 @@ const INLINE_BINARY_LIMIT = 4096;
 export class Masker {
   constructor(
     private readonly baseUrl: string,
-    private readonly secretsByName: Readonly<Record<string, string>>,
+    /** The secrets by name, or where to read them as they are learned. */
+    private readonly secretsByName: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>),
   ) {}
 
   text(text: string): string {
-    return maskForRecording(text.split(this.baseUrl).join(BASE_PLACEHOLDER), this.secretsByName);
+    const secrets = typeof this.secretsByName === 'function' ? this.secretsByName() : this.secretsByName;
+    return maskForRecording(text.split(this.baseUrl).join(BASE_PLACEHOLDER), secrets);
   }
 
   json(value: unknown): unknown {
@@ -244,7 +246,9 @@ export interface RecordedTarget {
   source: string;
   apiVersion: string;
   replacementPath: string;
-  target: { [K in TargetId]: Target[K] } & { testClockUrl?: string; tokens: string[] };
+  /** LOCATION_TOKEN_BODY; absent from recordings made before it existed. */
+  locationTokenBody?: string;
+  target: { [K in TargetId]: Target[K] } & { testClockUrl?: string; freshEachTest?: boolean; tokens: string[] };
 }
 
 export const targetFile = (fixturesDir: string) => join(fixturesDir, 'target.json');
@@ -261,6 +265,7 @@ export function writeRecordedTarget(config: SuiteConfig, target: RecordedTarget[
     source: config.reference ? `the reference server (seed ${config.reference.seed})` : 'a live target',
     apiVersion: config.apiVersion,
     replacementPath: config.replacementPath,
+    locationTokenBody: config.locationTokenBody,
     target,
   };
   mkdirSync(config.fixturesDir, { recursive: true });
