@@ -121,7 +121,8 @@ export class Api {
     const template = this.config.locationTokenBody.trim();
     const json = template.startsWith('{');
     const fill = (encode: (value: string) => string) => template.replace(/\{(companyId|locationId)\}/g, (_, name: string) => encode(values[name] ?? ''));
-    const data: unknown = json ? JSON.parse(fill((value) => JSON.stringify(value).slice(1, -1))) : fill(encodeURIComponent);
+    // Values are form-encoded as URLSearchParams encodes them, as replay encodes the form again.
+    const data: unknown = json ? JSON.parse(fill((value) => JSON.stringify(value).slice(1, -1))) : fill((value) => new URLSearchParams({ v: value }).toString().slice(2));
     return this.send(label, 'POST', LOCATION_TOKEN_PATH, {
       headers: { ...this.headers(auth), 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' },
       data,

@@ -204,7 +204,7 @@ export class Replay {
     this.nock(url.origin)
       .intercept((path: string) => masker.text(url.origin + path) === request.url, request.method, function (this: { headers?: Record<string, string> }, body: unknown) {
         const headers = masker.requestHeaders(this.headers ?? {});
-        const raw = typeof body === 'string' ? toBuffer(body, headers['content-type'] ?? '') : Buffer.from(JSON.stringify(body));
+        const raw = typeof body === 'string' ? toBuffer(body, headers['content-type'] ?? '') : fromParsed(body, headers['content-type'] ?? '');
         const described = describeRaw(String(this.headers?.['content-type'] ?? ''), raw);
         const matches = isDeepStrictEqual(headers, request.headers) && isDeepStrictEqual(maskBody(described, masker), request.body);
         if (matches) used.add(interaction);
@@ -235,6 +235,11 @@ export class Replay {
 /** nock hands a binary body over as hex; a multipart body in text always holds its boundary's dashes. */
 function toBuffer(body: string, contentType: string): Buffer {
   return /^multipart\//.test(contentType) && /^[0-9a-f]*$/.test(body) ? Buffer.from(body, 'hex') : Buffer.from(body, 'utf8');
+}
+
+/** nock hands a JSON body over parsed, and a form-encoded one too: it is encoded again as the suite encodes forms (URLSearchParams). */
+function fromParsed(body: unknown, contentType: string): Buffer {
+  return Buffer.from(contentType === 'application/x-www-form-urlencoded' ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body));
 }
 
 export function maskBody(body: RequestBody | undefined, masker: Masker): RequestBody | undefined {

@@ -51,7 +51,12 @@ export class Secrets {
       return;
     }
     for (const { key, value } of credentialStrings(json, this.known)) {
-      if (PLACEHOLDER.test(value) || this.#issued.has(value) || Object.values(this.configured).includes(value)) continue;
+      if (this.#issued.has(value) || Object.values(this.configured).includes(value)) continue;
+      // In replay the answer holds the recorded placeholder: it keeps its own name, however it is encoded when sent back.
+      if (PLACEHOLDER.test(value)) {
+        this.#issued.set(value, value.slice(1, -1));
+        continue;
+      }
       const base = `ISSUED_${key.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/\W+/g, '_').toUpperCase()}`;
       const taken = new Set(this.#issued.values());
       let name = base;
