@@ -20,6 +20,8 @@ export interface Reply {
   text(): string;
   /** The parsed JSON body, or undefined when the body is not JSON. */
   json(): unknown;
+  /** The body as a report may show it: every secret known so far redacted (a token endpoint's answer holds tokens). */
+  shown(): string;
 }
 
 export class InfrastructureError extends Error {
@@ -169,7 +171,7 @@ export class Api {
         responseBody: incoming.body,
         ms: Date.now() - started,
       });
-      return reply(incoming.url, incoming.status, incoming.headers, incoming.body);
+      return reply(incoming.url, incoming.status, incoming.headers, incoming.body, (text) => this.evidence.redact(text));
     } catch (error) {
       const message = (error as Error).message.split('\n')[0];
       this.evidence.add({ label, method, url: absolute, requestHeaders: options.headers, requestBody: options.summary, error: message, ms: Date.now() - started });
@@ -187,13 +189,14 @@ function authorization(auth: Auth, target: Target): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-function reply(url: string, status: number, headers: Record<string, string>, body: Buffer): Reply {
+function reply(url: string, status: number, headers: Record<string, string>, body: Buffer, redact: (text: string) => string): Reply {
   return {
     url,
     status,
     headers,
     body,
     text: () => body.toString('utf8'),
+    shown: () => redact(body.toString('utf8')),
     json: () => {
       try {
         return JSON.parse(body.toString('utf8'));

@@ -231,7 +231,7 @@ export function observe(what: string): void {
 }
 
 const accepted = (reply: Reply) => reply.status >= 200 && reply.status < 300;
-const answer = (reply: Reply) => `${reply.status} ${reply.text().slice(0, 200)}`.trim();
+const answer = (reply: Reply) => `${reply.status} ${reply.shown().slice(0, 200)}`.trim();
 
 /** Ends a check that proved nothing: no verdict on its rule, and never a pass. */
 export function inconclusive(reason: string): never {
