@@ -127,6 +127,13 @@ export const FAULTS = [
   { name: 'tenant-files-unchecked', rule: 'AUTH-TENANT-FILES', breaks: "signs download URLs for any location's files.readonly token", policy: { anyLocationFor: new Set([FILES_READONLY_SCOPE]) } },
   { name: 'version-optional', rule: 'VERSION-MISSING', breaks: 'accepts requests without a Version header', policy: { requireVersion: false } },
   { name: 'version-any', rule: 'VERSION-UNKNOWN', breaks: 'accepts any Version value', policy: { acceptAnyVersion: true } },
+
+  // Token endpoints
+  { name: 'refresh-drops-scopes', rule: 'OAUTH-REFRESH', breaks: 'issues a refreshed access token without the scopes of its grant', policy: { refreshedScopes: () => [] } },
+  { name: 'refresh-token-unchecked', rule: 'OAUTH-REFRESH-UNKNOWN', breaks: "renews the client's grant for any refresh token", policy: { refreshChecksToken: false } },
+  { name: 'refresh-client-secret-unchecked', rule: 'OAUTH-REFRESH-CLIENT', breaks: 'checks the client_secret on the code grant only', policy: { refreshChecksClientSecret: false } },
+  { name: 'refresh-not-rotated', rule: 'OAUTH-REFRESH-ROTATION', breaks: 'keeps the refresh token valid and hands it back', policy: { rotateRefreshTokens: false } },
+  { name: 'location-token-wrong-location', rule: 'OAUTH-LOCATION-TOKEN', breaks: "issues the location token for another location of the Agency", policy: { locationTokenFor: (requested, all) => all.find((id) => id !== requested) ?? requested } },
 ] as const satisfies readonly FaultEntry[];
 
 export type FaultName = (typeof FAULTS)[number]['name'];

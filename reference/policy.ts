@@ -122,6 +122,18 @@ export interface Policy {
   readonly acceptPrivateIntegrationTokens: boolean;
   readonly requireVersion: boolean;
   readonly acceptAnyVersion: boolean;
+
+  // Token endpoints
+  /** The scopes of an access token issued for a refresh token, from those of its grant. */
+  readonly refreshedScopes: (granted: readonly string[]) => string[];
+  /** Without it, an unknown refresh token renews the client's seed grant: only the client is checked. */
+  readonly refreshChecksToken: boolean;
+  /** Without it, the refresh grant takes any client_secret, or none. */
+  readonly refreshChecksClientSecret: boolean;
+  /** A refresh exchange issues a new refresh token and ends the one it spent. */
+  readonly rotateRefreshTokens: boolean;
+  /** The location a location token is issued for, from the requested one and the Agency's locations. */
+  readonly locationTokenFor: (requested: string, companyLocations: readonly string[]) => string;
 }
 
 /** A token (a continuation may take its session's), the message, the agent's location, the agent's status. */
@@ -196,4 +208,10 @@ export const DEFAULT_POLICY: Policy = {
   acceptPrivateIntegrationTokens: true,
   requireVersion: true,
   acceptAnyVersion: false,
+
+  refreshedScopes: (granted) => [...granted],
+  refreshChecksToken: true,
+  refreshChecksClientSecret: true,
+  rotateRefreshTokens: true,
+  locationTokenFor: (requested) => requested,
 };

@@ -17,8 +17,8 @@ export interface Token {
   env?: string;
 }
 
-export interface AuthorizationCode {
-  code: string;
+/** What an authorization code or a refresh token grants, to which client. */
+export interface Grant {
   clientId: string;
   owner: Owner;
   companyId: string;
@@ -26,14 +26,36 @@ export interface AuthorizationCode {
   scopes: string[];
 }
 
+export interface AuthorizationCode extends Grant {
+  code: string;
+}
+
+/** A refresh token of the seed and the grant it renews. */
+export interface SeedRefreshToken extends Grant {
+  value: string;
+  kind: 'refresh';
+  env?: string;
+}
+
+/** An app's client secret. */
+export interface ClientSecret {
+  value: string;
+  kind: 'client-secret';
+  clientId: string;
+  env?: string;
+}
+
+/** Every secret of the seed is in its `tokens` list, whatever its kind, so whatever rewrites the seed's secrets finds them all. */
+export type SeedSecret = Token | SeedRefreshToken | ClientSecret;
+
 export interface SeedData {
-  companies: { id: string }[];
+  companies: { id: string; env?: string }[];
   locations: { id: string; companyId: string; env?: string }[];
   conversations: { id: string; locationId: string; channel: string; env?: string }[];
   contacts: { id: string; locationId: string; env?: string }[];
   agents: { id: string; name: string; locationId: string; status: string; env?: string }[];
-  apps: { clientId: string; clientSecret: string }[];
-  tokens: Token[];
+  apps: { clientId: string; env?: string }[];
+  tokens: SeedSecret[];
   authorizationCodes: AuthorizationCode[];
 }
 
@@ -57,7 +79,7 @@ function checkReferences(data: SeedData, file: string): void {
       .filter((x) => !locations.has(x.locationId))
       .map((x) => `${x.id}: unknown location ${x.locationId}`),
     ...data.tokens
-      .filter((t) => t.owner === 'location' && !locations.has(t.locationId ?? ''))
+      .filter((t): t is Token | SeedRefreshToken => t.kind !== 'client-secret' && t.owner === 'location' && !locations.has(t.locationId ?? ''))
       .map((t) => `a ${t.kind} token of ${t.env ?? 'no env name'}: unknown location ${t.locationId}`),
   ];
   if (problems.length > 0) throw new Error(`seed file ${file} is inconsistent: ${problems.join('; ')}`);
@@ -68,7 +90,7 @@ export class World {
   readonly #tokens = new Map<string, Token>();
   readonly #codes = new Map<string, AuthorizationCode>();
   /** Refresh token value → the grant it renews; single use, rotated on every exchange. */
-  readonly #refreshTokens = new Map<string, AuthorizationCode>();
+  readonly #refreshTokens = new Map<string, Grant>();
 
   constructor(readonly seed: SeedData) {
     this.reset();
@@ -79,7 +101,10 @@ export class World {
     this.#tokens.clear();
     this.#codes.clear();
     this.#refreshTokens.clear();
-    for (const token of this.seed.tokens) this.#tokens.set(token.value, token);
+    for (const secret of this.seed.tokens) {
+      if (secret.kind === 'refresh') this.#refreshTokens.set(secret.value, secret);
+      else if (secret.kind !== 'client-secret') this.#tokens.set(secret.value, secret);
+    }
     for (const code of this.seed.authorizationCodes) this.#codes.set(code.code, code);
   }
 
@@ -99,18 +124,27 @@ export class World {
   }
 
   /** A refresh token is used once. */
-  takeRefreshToken(value: string): AuthorizationCode | undefined {
+  takeRefreshToken(value: string): Grant | undefined {
     const found = this.#refreshTokens.get(value);
     this.#refreshTokens.delete(value);
     return found;
   }
 
-  addRefreshToken(value: string, grant: AuthorizationCode): void {
+  /** The grant of a refresh token, which stays valid. */
+  refreshGrant(value: string): Grant | undefined {
+    return this.#refreshTokens.get(value);
+  }
+
+  addRefreshToken(value: string, grant: Grant): void {
     this.#refreshTokens.set(value, grant);
   }
 
   location(id: string) {
     return this.seed.locations.find((l) => l.id === id);
+  }
+
+  locationsOf(companyId: string): string[] {
+    return this.seed.locations.filter((l) => l.companyId === companyId).map((l) => l.id);
   }
 
   conversation(id: string) {
@@ -125,7 +159,15 @@ export class World {
     return this.seed.agents.find((a) => a.id === id);
   }
 
-  app(clientId: string) {
-    return this.seed.apps.find((a) => a.clientId === clientId);
+  /** An app and its client secret. */
+  app(clientId: string): { clientId: string; clientSecret?: string } | undefined {
+    if (!this.seed.apps.some((a) => a.clientId === clientId)) return undefined;
+    const secret = this.seed.tokens.find((s): s is ClientSecret => s.kind === 'client-secret' && s.clientId === clientId);
+    return { clientId, clientSecret: secret?.value };
+  }
+
+  /** The grant of the client's seed refresh token, however often it was rotated since. */
+  seedGrantOf(clientId: string): Grant | undefined {
+    return this.seed.tokens.find((s): s is SeedRefreshToken => s.kind === 'refresh' && s.clientId === clientId);
   }
 }

@@ -2,14 +2,14 @@
 // evidence (redacted), every failure to reach the server is an infrastructure error, not a verdict.
 // It reports what the test report should show through callbacks; it knows nothing of the test runner.
 import type { Credential, SuiteConfig, Target } from './config.ts';
-import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, SECURE_PATH_PREFIX, UPLOAD_PATH } from './contract.ts';
+import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, LOCATION_TOKEN_PATH, SECURE_PATH_PREFIX, TOKEN_PATH, UPLOAD_PATH } from './contract.ts';
 import type { Evidence } from './evidence.ts';
 import { isDeprecated } from './openapi.ts';
 import type { TestFile } from './test-files.ts';
 import { ReplayMismatchError, type Transport } from './transport.ts';
 
-/** Which credential a request sends: a token of the configuration by its setting key, none, or a literal header value. */
-export type Auth = Credential | 'none' | { header: string };
+/** Which credential a request sends: a token of the configuration by its setting key, none, a token issued during the test, or a literal header value. */
+export type Auth = Credential | 'none' | { bearer: string } | { header: string };
 
 /** A response read whole, so tests can judge it after the request context is gone. */
 export interface Reply {
@@ -20,6 +20,8 @@ export interface Reply {
   text(): string;
   /** The parsed JSON body, or undefined when the body is not JSON. */
   json(): unknown;
+  /** The body as a report may show it: every secret known so far redacted (a token endpoint's answer holds tokens). */
+  shown(): string;
 }
 
 export class InfrastructureError extends Error {
@@ -105,6 +107,31 @@ export class Api {
     return this.send(label, 'GET', `${SECURE_PATH_PREFIX}${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0 });
   }
 
+  /** §4.4: POST /oauth/token with a form-encoded body (RFC 6749 §6 for a refresh token); the client authenticates in the body. */
+  async oauthToken(label: string, form: Record<string, string>): Promise<Reply> {
+    const body = new URLSearchParams(form).toString();
+    return this.send(label, 'POST', TOKEN_PATH, {
+      headers: { ...this.headers('none'), 'content-type': 'application/x-www-form-urlencoded' },
+      data: body,
+      summary: body,
+    });
+  }
+
+  /** §4.4: POST /oauth/location-token for LOCATION_ID, LOCATION_TOKEN_BODY filled in: JSON when it starts with `{`, else form-encoded. */
+  async locationToken(label: string, auth: Auth): Promise<Reply> {
+    const values: Record<string, string | undefined> = { companyId: this.target.companyId, locationId: this.target.locationId };
+    const template = this.config.locationTokenBody.trim();
+    const json = template.startsWith('{');
+    const fill = (encode: (value: string) => string) => template.replace(/\{(companyId|locationId)\}/g, (_, name: string) => encode(values[name] ?? ''));
+    // Values are form-encoded as URLSearchParams encodes them, as replay encodes the form again.
+    const data: unknown = json ? JSON.parse(fill((value) => JSON.stringify(value).slice(1, -1))) : fill((value) => new URLSearchParams({ v: value }).toString().slice(2));
+    return this.send(label, 'POST', LOCATION_TOKEN_PATH, {
+      headers: { ...this.headers(auth), 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' },
+      data,
+      summary: data,
+    });
+  }
+
   /** An anonymous request to an absolute URL: no token, no Version, nothing but what any HTTP client sends, and `headers`. */
   async anonymous(label: string, url: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string> } = {}): Promise<Reply> {
     return this.send(label, options.method ?? 'GET', url, { headers: options.headers ?? {} });
@@ -144,7 +171,7 @@ export class Api {
         responseBody: incoming.body,
         ms: Date.now() - started,
       });
-      return reply(incoming.url, incoming.status, incoming.headers, incoming.body);
+      return reply(incoming.url, incoming.status, incoming.headers, incoming.body, (text) => this.evidence.redact(text));
     } catch (error) {
       const message = (error as Error).message.split('\n')[0];
       this.evidence.add({ label, method, url: absolute, requestHeaders: options.headers, requestBody: options.summary, error: message, ms: Date.now() - started });
@@ -156,19 +183,20 @@ export class Api {
 
 function authorization(auth: Auth, target: Target): Record<string, string> {
   if (auth === 'none') return {};
-  if (typeof auth === 'object') return { authorization: auth.header };
+  if (typeof auth === 'object') return { authorization: 'bearer' in auth ? `Bearer ${auth.bearer}` : auth.header };
   const token = target.tokens[auth];
   if (token === undefined) throw new Error(`no token configured for ${auth}`);
   return { authorization: `Bearer ${token}` };
 }
 
-function reply(url: string, status: number, headers: Record<string, string>, body: Buffer): Reply {
+function reply(url: string, status: number, headers: Record<string, string>, body: Buffer, redact: (text: string) => string): Reply {
   return {
     url,
     status,
     headers,
     body,
     text: () => body.toString('utf8'),
+    shown: () => redact(body.toString('utf8')),
     json: () => {
       try {
         return JSON.parse(body.toString('utf8'));

@@ -19,6 +19,8 @@ interface Setting {
   requiredForTarget?: boolean;
   /** A credential of the target: never printed, redacted wherever it could appear, recorded by its variable name. */
   secret?: boolean;
+  /** A secret that is a bearer token, so a request may authenticate with it (`auth:`); client secrets and refresh tokens are not. */
+  bearer?: boolean;
   /** An identifier of the target's world: not secret, so recordings keep it. */
   targetId?: boolean;
 }
@@ -38,11 +40,17 @@ export const SETTINGS = {
   agentId: { env: 'AGENT_ID', purpose: 'an active agent of LOCATION_ID', requiredForTarget: true, targetId: true },
   inactiveAgentId: { env: 'INACTIVE_AGENT_ID', purpose: 'optional: an agent of LOCATION_ID that is not active', targetId: true },
   foreignLocationId: { env: 'FOREIGN_LOCATION_ID', purpose: 'optional: a location AGENT_ID does not belong to', targetId: true },
-  access: { env: 'ACCESS_TOKEN', purpose: 'OAuth Sub-Account token that may upload and execute, without files.readonly', requiredForTarget: true, secret: true },
-  pit: { env: 'PIT_TOKEN', purpose: 'optional: a private integration token', secret: true },
-  filesReadonly: { env: 'FILES_READONLY_TOKEN', purpose: 'a token holding files.readonly', requiredForTarget: true, secret: true },
-  noFilesScope: { env: 'NO_FILES_SCOPE_TOKEN', purpose: 'a valid token lacking files.readonly', requiredForTarget: true, secret: true },
-  foreignAccess: { env: 'FOREIGN_ACCESS_TOKEN', purpose: 'optional: a token of FOREIGN_LOCATION_ID holding the scopes to upload, execute and read files', secret: true },
+  access: { env: 'ACCESS_TOKEN', purpose: 'OAuth Sub-Account token that may upload and execute, without files.readonly', requiredForTarget: true, secret: true, bearer: true },
+  pit: { env: 'PIT_TOKEN', purpose: 'optional: a private integration token', secret: true, bearer: true },
+  filesReadonly: { env: 'FILES_READONLY_TOKEN', purpose: 'a token holding files.readonly', requiredForTarget: true, secret: true, bearer: true },
+  noFilesScope: { env: 'NO_FILES_SCOPE_TOKEN', purpose: 'a valid token lacking files.readonly', requiredForTarget: true, secret: true, bearer: true },
+  foreignAccess: { env: 'FOREIGN_ACCESS_TOKEN', purpose: 'optional: a token of FOREIGN_LOCATION_ID holding the scopes to upload, execute and read files', secret: true, bearer: true },
+  oauthClientId: { env: 'OAUTH_CLIENT_ID', purpose: "optional: the OAuth app's client_id, for the refresh-token exchange", targetId: true },
+  oauthClientSecret: { env: 'OAUTH_CLIENT_SECRET', purpose: "optional: the OAuth app's client_secret", secret: true },
+  oauthRefreshToken: { env: 'OAUTH_REFRESH_TOKEN', purpose: 'optional: a refresh token of OAUTH_CLIENT_ID for LOCATION_ID; a server that rotates refresh tokens spends it', secret: true },
+  agencyAccess: { env: 'AGENCY_ACCESS_TOKEN', purpose: "optional: an OAuth Agency token of COMPANY_ID, LOCATION_ID's company", secret: true, bearer: true },
+  companyId: { env: 'COMPANY_ID', purpose: 'optional: the Agency (company) LOCATION_ID belongs to', targetId: true },
+  locationTokenBody: { env: 'LOCATION_TOKEN_BODY', purpose: 'payload of POST /oauth/location-token, {companyId} and {locationId} filled in; a body starting with { is sent as JSON, any other form-encoded', default: 'companyId={companyId}&locationId={locationId}' },
   testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
@@ -63,24 +71,31 @@ export const SETTINGS = {
 } as const satisfies Record<string, Setting>;
 
 type Key = keyof typeof SETTINGS;
-type KeysMarked<Flag extends 'secret' | 'targetId'> = { [K in Key]: (typeof SETTINGS)[K] extends Record<Flag, true> ? K : never }[Key];
+type Flag = 'secret' | 'bearer' | 'targetId';
+type KeysMarked<F extends Flag> = { [K in Key]: (typeof SETTINGS)[K] extends Record<F, true> ? K : never }[Key];
 /** A value the target must have is a string; an optional one may be absent. */
 type ValueOf<K extends Key> = (typeof SETTINGS)[K] extends { requiredForTarget: true } ? string : string | undefined;
 
-/** The credentials of a target by setting key (`access`, `filesReadonly`, …): what a request may authenticate with. */
-export type Credential = KeysMarked<'secret'>;
+/** The secrets of a target by setting key: its bearer tokens, client secret and refresh token. */
+export type Secret = KeysMarked<'secret'>;
+/** The bearer tokens among them (`access`, `filesReadonly`, …): what a request may authenticate with. */
+export type Credential = KeysMarked<'bearer'>;
 export type TargetId = KeysMarked<'targetId'>;
 
-const keysMarked = <Flag extends 'secret' | 'targetId'>(flag: Flag) =>
-  (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting)[flag]) as KeysMarked<Flag>[];
-export const CREDENTIALS: readonly Credential[] = keysMarked('secret');
+const keysMarked = <F extends Flag>(flag: F) => (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting)[flag]) as KeysMarked<F>[];
+export const SECRETS: readonly Secret[] = keysMarked('secret');
 export const TARGET_IDS: readonly TargetId[] = keysMarked('targetId');
 
-/** The target's world: its identifiers and credentials, wherever it listens. */
-export type TargetWorld = { readonly [K in TargetId]: ValueOf<K> } & { readonly tokens: { readonly [K in Credential]: ValueOf<K> } };
+/** The target's world: its identifiers and secrets, wherever it listens. */
+export type TargetWorld = { readonly [K in TargetId]: ValueOf<K> } & { readonly tokens: { readonly [K in Secret]: ValueOf<K> } };
 
 /** The values that name the target's resources and credentials, and where it listens. */
-export type Target = TargetWorld & { readonly baseUrl: string; readonly testClockUrl?: string };
+export type Target = TargetWorld & {
+  readonly baseUrl: string;
+  readonly testClockUrl?: string;
+  /** Put back in its starting state before each test (the reference server, and replays of its recordings): a rotated refresh token does not carry over. */
+  readonly freshEachTest?: boolean;
+};
 
 export interface ReferenceSettings {
   readonly fault?: string;
@@ -96,6 +111,8 @@ export interface SuiteConfig {
   readonly mode: Mode;
   readonly apiVersion: string;
   readonly replacementPath: string;
+  /** The payload template of POST /oauth/location-token (LOCATION_TOKEN_BODY). */
+  readonly locationTokenBody: string;
   readonly requestTimeoutMs: number;
   /** Requests per 10 s to a given live target, shared by all workers; none to the in-process reference server or in replay. */
   readonly rateLimit: number;
@@ -166,11 +183,17 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
   if (!replacementPath.startsWith('/') || !replacementPath.includes('{agentId}')) {
     problems.push(`REPLACEMENT_EXECUTE_PATH=${replacementPath} must start with / and hold {agentId}`);
   }
+  const locationTokenBody = raw('locationTokenBody') as string;
+  if (!locationTokenBody.includes('{locationId}')) problems.push(`LOCATION_TOKEN_BODY=${locationTokenBody} must hold {locationId}`);
+  if (locationTokenBody.trim().startsWith('{') && !isJson(locationTokenBody.replace(/\{(companyId|locationId)\}/g, 'id'))) {
+    problems.push(`LOCATION_TOKEN_BODY=${locationTokenBody} starts with { but is not JSON`);
+  }
 
   let config: SuiteConfig = {
     mode,
     apiVersion: raw('apiVersion') as string,
     replacementPath,
+    locationTokenBody,
     requestTimeoutMs: timeout,
     rateLimit,
     maxRetries,
@@ -183,9 +206,11 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     // Replay sends what the recording was made with: its API version, replacement path and target.
     try {
       const recorded = readRecordedTarget(config.fixturesDir);
-      const tokens = Object.fromEntries(CREDENTIALS.map((key) => [key, recorded.target.tokens.includes(SETTINGS[key].env) ? `<${SETTINGS[key].env}>` : undefined]));
-      const target = { ...pickIds(recorded.target), tokens, baseUrl: REPLAY_BASE_URL, testClockUrl: recorded.target.testClockUrl?.replace(BASE_PLACEHOLDER, REPLAY_BASE_URL) };
-      config = { ...config, apiVersion: recorded.apiVersion, replacementPath: recorded.replacementPath, target: target as Target };
+      const tokens = Object.fromEntries(SECRETS.map((key) => [key, recorded.target.tokens.includes(SETTINGS[key].env) ? `<${SETTINGS[key].env}>` : undefined]));
+      const { testClockUrl, freshEachTest } = recorded.target;
+      const target = { ...pickIds(recorded.target), tokens, baseUrl: REPLAY_BASE_URL, testClockUrl: testClockUrl?.replace(BASE_PLACEHOLDER, REPLAY_BASE_URL), freshEachTest };
+      const { apiVersion, replacementPath, locationTokenBody = config.locationTokenBody } = recorded;
+      config = { ...config, apiVersion, replacementPath, locationTokenBody, target: target as Target };
     } catch (error) {
       problems.push((error as Error).message);
     }
@@ -210,7 +235,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
       problems.push(`BASE_URL=${baseUrl} is a production host (PRODUCTION_HOSTS); the suite uploads files and runs agents there. Set ALLOW_PRODUCTION=1 if that is really meant`);
     }
     const ids = Object.fromEntries(TARGET_IDS.map((key) => [key, raw(key)]));
-    const tokens = Object.fromEntries(CREDENTIALS.map((key) => [key, raw(key)]));
+    const tokens = Object.fromEntries(SECRETS.map((key) => [key, raw(key)]));
     const target = { ...ids, tokens, baseUrl: (baseUrl ?? '').replace(/\/+$/, ''), testClockUrl: raw('testClockUrl') };
     config = { ...config, target: target as Target };
   }
@@ -227,9 +252,12 @@ export function mutationConfig(reportsDir: string, projects: readonly MutationPr
 
 /** The reference world under the suite's names: each identifier and token of the seed whose `env` names a setting. */
 export function worldOf(seed: SeedData): TargetWorld {
-  const entries = [...seed.locations, ...seed.conversations, ...seed.contacts, ...seed.agents].map((item) => ({ env: item.env, value: item.id }));
+  const entries = [
+    ...[...seed.companies, ...seed.locations, ...seed.conversations, ...seed.contacts, ...seed.agents].map((item) => ({ env: item.env, value: item.id })),
+    ...seed.apps.map((app) => ({ env: app.env, value: app.clientId })),
+  ];
   const valueOf = (key: Key, list: { env?: string; value: string }[]) => list.find((item) => item.env === SETTINGS[key].env)?.value;
-  const tokens = Object.fromEntries(CREDENTIALS.map((key) => [key, valueOf(key, seed.tokens)]));
+  const tokens = Object.fromEntries(SECRETS.map((key) => [key, valueOf(key, seed.tokens)]));
   return { ...Object.fromEntries(TARGET_IDS.map((key) => [key, valueOf(key, entries)])), tokens } as TargetWorld;
 }
 
@@ -244,20 +272,20 @@ export const atAddress = (world: TargetWorld, address: string, testClockPath?: s
 export function environmentOf(target: Target): [string, string][] {
   const values: Partial<Record<Key, string | undefined>> = { mode: 'live', baseUrl: target.baseUrl, apiVersion: API_VERSION, testClockUrl: target.testClockUrl };
   for (const key of TARGET_IDS) values[key] = target[key];
-  for (const key of CREDENTIALS) values[key] = target.tokens[key];
+  for (const key of SECRETS) values[key] = target.tokens[key];
   return (Object.keys(SETTINGS) as Key[]).flatMap((key) => (values[key] === undefined ? [] : [[SETTINGS[key].env, values[key]] as [string, string]]));
 }
 
 export const pickIds = (from: { readonly [K in TargetId]: ValueOf<K> }) =>
   Object.fromEntries(TARGET_IDS.map((key) => [key, from[key]])) as { [K in TargetId]: ValueOf<K> };
 
-/** The credentials of a target by their variable names, e.g. `{ACCESS_TOKEN: '…'}`: recordings name a token so. */
+/** The secrets of a target by their variable names, e.g. `{ACCESS_TOKEN: '…'}`: recordings name a token so. */
 export function secretsByName(target: TargetWorld): Record<string, string> {
-  const entries = CREDENTIALS.map((key): [string, string | undefined] => [SETTINGS[key].env, target.tokens[key]]);
+  const entries = SECRETS.map((key): [string, string | undefined] => [SETTINGS[key].env, target.tokens[key]]);
   return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-/** Every credential of a target, for redaction. */
+/** Every secret of a target, for redaction. */
 export function secretsOf(target: TargetWorld): string[] {
   return Object.values(secretsByName(target));
 }
@@ -267,6 +295,15 @@ export function describeTarget(config: SuiteConfig, fault = config.reference?.fa
   if (config.mode === 'replay') return `recorded fixtures (${config.fixturesDir}/)`;
   if (config.target) return new URL(config.target.baseUrl).origin;
   return `reference server per worker (seed ${config.reference?.seed}, fault ${fault ?? 'none'})`;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function deepFreeze<T>(value: T): T {

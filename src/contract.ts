@@ -29,6 +29,11 @@ export const FILES_READONLY_SCOPE = 'files.readonly';
 /** §4.1 rule 4: path of a secure attachment; the slug is its last segment. */
 export const SECURE_PATH_PREFIX = '/files/d/';
 
+/** §4.4: the token endpoints; their payload shapes are not shown. */
+export const TOKEN_PATH = '/oauth/token';
+export const LOCATION_TOKEN_PATH = '/oauth/location-token';
+export const TOKEN_PATHS = [TOKEN_PATH, LOCATION_TOKEN_PATH];
+
 /** §4.3: the deprecated execution path and its replacement (§4.3 rule 4, §9.3). */
 export const DEPRECATED_EXECUTE_PATH = '/agent-studio/public-api/agents/{agentId}/execute';
 export const REPLACEMENT_EXECUTE_PATH = '/agent/{agentId}/execute';

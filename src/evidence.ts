@@ -20,7 +20,8 @@ const BODY_LIMIT = 2000;
 export class Evidence {
   readonly exchanges: Exchange[] = [];
 
-  constructor(private readonly secrets: readonly string[]) {}
+  /** The secrets, or where to read them as they are learned. */
+  constructor(private readonly secrets: readonly string[] | (() => readonly string[])) {}
 
   add(exchange: Omit<Exchange, 'url' | 'requestHeaders' | 'responseHeaders' | 'responseBody'> & {
     url: string;
@@ -42,7 +43,7 @@ export class Evidence {
   }
 
   redact(text: string): string {
-    return redactText(text, this.secrets);
+    return redactText(text, typeof this.secrets === 'function' ? this.secrets() : this.secrets);
   }
 
   #headers(headers: Record<string, string>): Record<string, string> {

@@ -7,7 +7,7 @@ import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
 import { sha256, type TestFile } from './test-files.ts';
 
 const excerpt = (reply: Reply) => {
-  const text = reply.text();
+  const text = reply.shown();
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
 

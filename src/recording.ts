@@ -42,11 +42,13 @@ const INLINE_BINARY_LIMIT = 4096;
 export class Masker {
   constructor(
     private readonly baseUrl: string,
-    private readonly secretsByName: Readonly<Record<string, string>>,
+    /** The secrets by name, or where to read them as they are learned. */
+    private readonly secretsByName: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>),
   ) {}
 
   text(text: string): string {
-    return maskForRecording(text.split(this.baseUrl).join(BASE_PLACEHOLDER), this.secretsByName);
+    const secrets = typeof this.secretsByName === 'function' ? this.secretsByName() : this.secretsByName;
+    return maskForRecording(text.split(this.baseUrl).join(BASE_PLACEHOLDER), secrets);
   }
 
   json(value: unknown): unknown {
@@ -202,7 +204,7 @@ export class Replay {
     this.nock(url.origin)
       .intercept((path: string) => masker.text(url.origin + path) === request.url, request.method, function (this: { headers?: Record<string, string> }, body: unknown) {
         const headers = masker.requestHeaders(this.headers ?? {});
-        const raw = typeof body === 'string' ? toBuffer(body, headers['content-type'] ?? '') : Buffer.from(JSON.stringify(body));
+        const raw = typeof body === 'string' ? toBuffer(body, headers['content-type'] ?? '') : fromParsed(body, headers['content-type'] ?? '');
         const described = describeRaw(String(this.headers?.['content-type'] ?? ''), raw);
         const matches = isDeepStrictEqual(headers, request.headers) && isDeepStrictEqual(maskBody(described, masker), request.body);
         if (matches) used.add(interaction);
@@ -235,6 +237,11 @@ function toBuffer(body: string, contentType: string): Buffer {
   return /^multipart\//.test(contentType) && /^[0-9a-f]*$/.test(body) ? Buffer.from(body, 'hex') : Buffer.from(body, 'utf8');
 }
 
+/** nock hands a JSON body over parsed, and a form-encoded one too: it is encoded again as the suite encodes forms (URLSearchParams). */
+function fromParsed(body: unknown, contentType: string): Buffer {
+  return Buffer.from(contentType === 'application/x-www-form-urlencoded' ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body));
+}
+
 export function maskBody(body: RequestBody | undefined, masker: Masker): RequestBody | undefined {
   return body === undefined ? undefined : (masker.json(body) as RequestBody);
 }
@@ -244,7 +251,9 @@ export interface RecordedTarget {
   source: string;
   apiVersion: string;
   replacementPath: string;
-  target: { [K in TargetId]: Target[K] } & { testClockUrl?: string; tokens: string[] };
+  /** LOCATION_TOKEN_BODY; absent from recordings made before it existed. */
+  locationTokenBody?: string;
+  target: { [K in TargetId]: Target[K] } & { testClockUrl?: string; freshEachTest?: boolean; tokens: string[] };
 }
 
 export const targetFile = (fixturesDir: string) => join(fixturesDir, 'target.json');
@@ -261,6 +270,7 @@ export function writeRecordedTarget(config: SuiteConfig, target: RecordedTarget[
     source: config.reference ? `the reference server (seed ${config.reference.seed})` : 'a live target',
     apiVersion: config.apiVersion,
     replacementPath: config.replacementPath,
+    locationTokenBody: config.locationTokenBody,
     target,
   };
   mkdirSync(config.fixturesDir, { recursive: true });

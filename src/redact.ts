@@ -73,11 +73,21 @@ function redactCredential(value: string): string {
   return scheme ? `${scheme[1]} ${REDACTED}` : REDACTED;
 }
 
-/** Known secret values (tokens of the configuration) replaced wherever they appear in a text. */
-export function redactText(text: string, secrets: readonly string[]): string {
+/** A secret as it may appear in a text: as it is, percent-encoded, and form-encoded (a form body or a query string). */
+const spellingsOf = (secret: string) => [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)])];
+
+/** Each known secret, in each spelling, replaced by `replacement(name)`; secrets shorter than 6 characters are not. */
+function replaceSecrets(text: string, secretsByName: Readonly<Record<string, string>>, replacement: (name: string) => string): string {
   let out = text;
-  for (const secret of secrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
-  return redactUrlsIn(out);
+  for (const [name, secret] of Object.entries(secretsByName)) {
+    if (secret.length >= 6) for (const spelling of spellingsOf(secret)) out = out.split(spelling).join(replacement(name));
+  }
+  return out;
+}
+
+/** Known secret values (tokens of the configuration, tokens issued) replaced wherever they appear in a text. */
+export function redactText(text: string, secrets: readonly string[]): string {
+  return redactUrlsIn(replaceSecrets(text, Object.fromEntries(secrets.map((secret, i) => [i, secret])), () => REDACTED));
 }
 
 /** Every signature or credential parameter inside a text, in whatever URL encoding it appears. */
@@ -91,9 +101,7 @@ function redactUrlsIn(text: string): string {
  * Applied alike to what was recorded and to what is replayed, so the two compare equal.
  */
 export function maskForRecording(text: string, secretsByName: Readonly<Record<string, string>>): string {
-  let out = text;
-  for (const [name, secret] of Object.entries(secretsByName)) if (secret.length >= 6) out = out.split(secret).join(`<${name}>`);
-  return out.replace(SECRET_PARAM_IN_TEXT, (match: string, prefix: string) => {
+  return replaceSecrets(text, secretsByName, (name) => `<${name}>`).replace(SECRET_PARAM_IN_TEXT, (match: string, prefix: string) => {
     const length = match.length - prefix.length;
     return prefix + 'REDACTED'.repeat(Math.ceil(length / 8)).slice(0, length);
   });

@@ -12,6 +12,7 @@ export type Area =
   | 'Agent execution'
   | 'Deprecation'
   | 'Authentication'
+  | 'Token endpoints'
   | 'Versioning';
 
 /** The operation each area is about: the Allure feature of its rules. */
@@ -23,6 +24,7 @@ export const OPERATION_OF_AREA: Record<Area, string> = {
   'Agent execution': 'POST /agent-studio/public-api/agents/{agentId}/execute',
   Deprecation: 'POST /agent/{agentId}/execute',
   Authentication: 'every authenticated operation',
+  'Token endpoints': 'POST /oauth/token, POST /oauth/location-token',
   Versioning: 'every operation',
 };
 
@@ -112,6 +114,15 @@ export const RULES = [
   { id: 'AUTH-TENANT-EXECUTE', level: 'SHOULD', area: 'Authentication', section: '§4.3 rule 1, §5.2', title: "another location's token cannot run this location's agent", quote: 'The agent must be active and belong to the locationId in the body.' },
   { id: 'AUTH-TENANT-FILES', level: 'SHOULD', area: 'Authentication', section: '§4.2, §5.2', title: "another location's token gets no signed URL for this location's file", quote: 'it is issued either for a Sub-Account (location) or for an Agency (company)' },
   { id: 'AUTH-PIT', level: 'INFO', area: 'Authentication', section: '§5.2, §5.8', title: 'private integration token acceptance is observed', quote: 'whether the execute endpoint accepts PITs: not shown' },
+
+  // Token endpoints
+  { id: 'OAUTH-REFRESH', level: 'MUST', area: 'Token endpoints', section: '§4.4, §5.2', title: 'a refresh token is exchanged for an access token that uploads and executes', quote: 'A refresh token can be exchanged for a new one at POST /oauth/token.' },
+  { id: 'OAUTH-REFRESH-ROTATION', level: 'INFO', area: 'Token endpoints', section: '§4.4, §5.2', title: 'whether a refresh token rotates and the spent one still works is observed', quote: 'Payload shapes of both: not shown.' },
+  { id: 'OAUTH-REFRESH-UNKNOWN', level: 'SHOULD', area: 'Token endpoints', section: '§4.4', title: 'an unknown refresh token is refused', quote: 'POST /oauth/token: exchanges an authorization code, or a refresh token, for an access token.' },
+  { id: 'OAUTH-REFRESH-CLIENT', level: 'SHOULD', area: 'Token endpoints', section: '§4.4, §5.2', title: 'a refresh with wrong client credentials is refused', quote: 'OAuth 2.0 access token: issued to an app through the authorization-code flow' },
+  { id: 'OAUTH-LOCATION-TOKEN', level: 'MUST', area: 'Token endpoints', section: '§4.4, §5.4', title: 'an Agency token is exchanged for a Sub-Account token of the location', quote: 'An Agency access token can be exchanged for a Sub-Account token at POST /oauth/location-token.' },
+  { id: 'OAUTH-AGENCY-ON-API', level: 'INFO', area: 'Token endpoints', section: '§5.4, §5.8', title: "the answers to an Agency token's upload and execution are observed", quote: 'Each endpoint states which token type it accepts (Sub-Account or Agency).' },
+  { id: 'OAUTH-LOCATION-TOKEN-SUBACCOUNT', level: 'INFO', area: 'Token endpoints', section: '§4.4, §5.4', title: 'the answer to a Sub-Account token asking for a location token is observed', quote: 'exchanges an Agency access token for a Sub-Account token' },
 
   // Versioning
   { id: 'VERSION-MISSING', level: 'INFO', area: 'Versioning', section: '§9.1', title: 'the reaction to a missing Version header is observed', quote: 'Every request must send the Version header' },

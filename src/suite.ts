@@ -6,11 +6,13 @@ import { parameter } from 'allure-js-commons';
 import type { FastifyInstance } from 'fastify';
 import { ANNOTATION } from './annotations.ts';
 import { Api, type Reply } from './api.ts';
-import { atAddress, describeTarget, pickIds, secretsByName, secretsOf, suiteConfig, type SuiteConfig, type Target } from './config.ts';
+import { atAddress, describeTarget, pickIds, secretsByName, suiteConfig, type SuiteConfig, type Target } from './config.ts';
 import { Evidence } from './evidence.ts';
 import { fixturePath, Masker, RECORD_COMMAND, Replay, writeRecordedTarget, writeRecording } from './recording.ts';
 import { redactText } from './redact.ts';
+import { RefreshChain } from './refresh-chain.ts';
 import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './rules.ts';
+import { Secrets } from './secrets.ts';
 import { ServerClock } from './server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
 import { RATE_WINDOW_MS, RateLimiter } from './politeness.ts';
@@ -27,6 +29,10 @@ interface WorkerFixtures {
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
   referenceServer: FastifyInstance | undefined;
   target: Target;
+  /** The configured secrets and those the target issues, learned as they arrive: per worker, since a rotated refresh token passes from test to test. */
+  secrets: Secrets;
+  /** The refresh token to spend next. */
+  refreshChain: RefreshChain;
 }
 
 interface TestFixtures {
@@ -79,7 +85,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       let target = config.target;
       if (config.reference && referenceServer) {
         const { TEST_CLOCK_PATH } = await import('../reference/plugins/test-clock.ts');
-        target = atAddress(config.reference.world, `http://127.0.0.1:${(referenceServer.server.address() as { port: number }).port}`, TEST_CLOCK_PATH);
+        const address = `http://127.0.0.1:${(referenceServer.server.address() as { port: number }).port}`;
+        target = { ...atAddress(config.reference.world, address, TEST_CLOCK_PATH), freshEachTest: true };
       }
       if (!target) throw new Error('no target: set SUITE_MODE=live with BASE_URL and the rest, or REFERENCE_SERVER=1');
       if (config.mode === 'record') recordTarget(config, target);
@@ -87,6 +94,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     },
     { scope: 'worker' },
   ],
+
+  secrets: [async ({ target }, use) => use(new Secrets(secretsByName(target), new Set(Object.values(pickIds(target)).filter((id) => id !== undefined)))), { scope: 'worker' }],
+
+  refreshChain: [async ({ target }, use) => use(new RefreshChain(target.tokens.oauthRefreshToken)), { scope: 'worker' }],
 
   requestContext: [
     async ({ playwright }, use) => {
@@ -109,18 +120,23 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   ],
 
   freshReference: [
-    async ({ referenceServer }, use) => {
+    async ({ referenceServer, target, secrets, refreshChain }, use) => {
       await referenceServer?.resetState();
+      // What the target issued before is gone with its state (in replay: was gone when the test was recorded).
+      if (target.freshEachTest) {
+        secrets.forgetIssued();
+        refreshChain.restart();
+      }
       await use();
     },
     { auto: true },
   ],
 
-  transport: async ({ requestContext, config, target, rateLimiter }, use, testInfo) => {
+  transport: async ({ requestContext, config, target, rateLimiter, secrets }, use, testInfo) => {
     const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
-    const masker = new Masker(target.baseUrl, secretsByName(target));
+    const masker = new Masker(target.baseUrl, () => secrets.byName());
     const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
-    const note = (type: string) => (what: string) => testInfo.annotations.push({ type, description: redactText(what, secretsOf(target)) });
+    const note = (type: string) => (what: string) => testInfo.annotations.push({ type, description: redactText(what, secrets.values()) });
     const transport = new Transport(requestContext, config.requestTimeoutMs, {
       record: config.mode === 'record' ? masker : undefined,
       replay,
@@ -129,6 +145,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       onRetry: note(ANNOTATION.retry),
       onUnreachable: note(ANNOTATION.infrastructure),
       onRateLimited: note(ANNOTATION.inconclusive),
+      onAnswer: (url, incoming) => secrets.learn(url, incoming.headers['content-type'], incoming.body),
     });
     try {
       await use(transport);
@@ -143,11 +160,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     }
   },
 
-  api: async ({ transport, target, config, fault }, use, testInfo) => {
+  api: async ({ transport, target, config, fault, secrets }, use, testInfo) => {
     await parameter('mode', config.mode);
     await parameter('target', describeTarget(config, fault));
     await parameter('API version', config.apiVersion);
-    const evidence = new Evidence(secretsOf(target));
+    const evidence = new Evidence(() => secrets.values());
     const events = { onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }) };
     try {
       await use(new Api(transport, target, config, evidence, events));
@@ -181,6 +198,7 @@ function recordTarget(config: SuiteConfig, target: Target): void {
   writeRecordedTarget(config, {
     ...pickIds(target),
     testClockUrl: target.testClockUrl === undefined ? undefined : masker.text(target.testClockUrl),
+    freshEachTest: target.freshEachTest,
     tokens: Object.keys(secretsByName(target)).sort(),
   });
 }
@@ -213,7 +231,7 @@ export function observe(what: string): void {
 }
 
 const accepted = (reply: Reply) => reply.status >= 200 && reply.status < 300;
-const answer = (reply: Reply) => `${reply.status} ${reply.text().slice(0, 200)}`.trim();
+const answer = (reply: Reply) => `${reply.status} ${reply.shown().slice(0, 200)}`.trim();
 
 /** Ends a check that proved nothing: no verdict on its rule, and never a pass. */
 export function inconclusive(reason: string): never {

@@ -44,6 +44,8 @@ export class Transport {
       onUnreachable?: (what: string) => void;
       /** Told of a 429 that outlived the retries: whatever the test concludes from it proves nothing. */
       onRateLimited?: (what: string) => void;
+      /** Told of every answer before it is recorded or judged, so that the credentials it issues are redacted from then on. */
+      onAnswer?: (url: string, incoming: Incoming) => void;
     },
   ) {}
 
@@ -54,6 +56,7 @@ export class Transport {
       const incoming = await this.#send(out);
       if (!RETRIED_STATUSES.has(incoming.status) || attempt >= maxRetries) {
         if (incoming.status === 429) this.mode.onRateLimited?.(`${out.method} ${redactUrl(out.url)} was still answered 429 after ${attempt} retries`);
+        this.mode.onAnswer?.(out.url, incoming);
         if (this.mode.record) await this.#record(this.mode.record, out, incoming);
         return incoming;
       }
@@ -86,8 +89,10 @@ export class Transport {
   }
 
   async #record(masker: Masker, out: Outgoing, incoming: Incoming): Promise<void> {
-    const body = out.multipart ? await describeForm(out.multipart) : out.data === undefined ? undefined : { json: out.data };
-    const contentType = out.multipart ? 'multipart/form-data' : out.data === undefined ? undefined : 'application/json';
+    // A string is sent as it is, under the content type its request names (a form-encoded body); anything else as JSON.
+    const text = typeof out.data === 'string';
+    const body = out.multipart ? await describeForm(out.multipart) : out.data === undefined ? undefined : text ? { text: out.data as string } : { json: out.data };
+    const contentType = out.multipart ? 'multipart/form-data' : out.data === undefined || text ? undefined : 'application/json';
     this.recorded.push({
       request: {
         method: out.method,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { ApiError, forbidden } from '../errors.ts';
-import type { AuthorizationCode, Owner } from '../world.ts';
+import type { Grant, Owner } from '../world.ts';
 
 const ACCESS_TOKEN_SECONDS = 86_399;
 
@@ -16,7 +16,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const issue = (grant: Omit<AuthorizationCode, 'code' | 'clientId'>, withRefresh: AuthorizationCode | undefined) => {
+  const issue = (grant: Omit<Grant, 'clientId'>, withRefresh: Grant | undefined) => {
     const accessToken = ctx.ids.next('at', 32);
     ctx.world.addToken({
       value: accessToken,
@@ -49,22 +49,29 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     const field = (name: string) => (typeof form[name] === 'string' && form[name] !== '' ? (form[name] as string) : undefined);
     const clientId = field('client_id');
     const app = clientId === undefined ? undefined : ctx.world.app(clientId);
-    if (!app || app.clientSecret !== field('client_secret')) throw oauthError(401, 'invalid_client', 'unknown client_id or wrong client_secret');
     const grantType = field('grant_type');
-    let grant: AuthorizationCode | undefined;
+    const secretChecked = grantType !== 'refresh_token' || ctx.policy.refreshChecksClientSecret;
+    if (!app || (secretChecked && (app.clientSecret === undefined || app.clientSecret !== field('client_secret')))) {
+      throw oauthError(401, 'invalid_client', 'unknown client_id or wrong client_secret');
+    }
+    let grant: Grant | undefined;
+    let refreshToken: string | undefined;
     if (grantType === 'authorization_code') {
       const code = field('code');
       if (code === undefined) throw oauthError(400, 'invalid_request', 'code is required');
       grant = ctx.world.takeCode(code);
     } else if (grantType === 'refresh_token') {
-      const refreshToken = field('refresh_token');
+      refreshToken = field('refresh_token');
       if (refreshToken === undefined) throw oauthError(400, 'invalid_request', 'refresh_token is required');
-      grant = ctx.world.takeRefreshToken(refreshToken);
+      grant = ctx.policy.rotateRefreshTokens ? ctx.world.takeRefreshToken(refreshToken) : ctx.world.refreshGrant(refreshToken);
+      if (!grant && !ctx.policy.refreshChecksToken) grant = ctx.world.seedGrantOf(app.clientId);
     } else {
       throw oauthError(400, 'unsupported_grant_type', 'grant_type is authorization_code or refresh_token');
     }
     if (!grant || grant.clientId !== app.clientId) throw oauthError(400, 'invalid_grant', 'the code or refresh token is unknown, used or of another client');
-    return issue(grant, grant);
+    if (refreshToken === undefined) return issue(grant, grant);
+    const renewed = { ...grant, scopes: ctx.policy.refreshedScopes(grant.scopes) };
+    return ctx.policy.rotateRefreshTokens ? issue(renewed, grant) : { ...issue(renewed, undefined), refresh_token: refreshToken };
   });
 
   app.post<{ Body: Form }>('/oauth/location-token', { config: { version: 'required' } }, async (request) => {
@@ -78,7 +85,8 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     if (companyId !== token.companyId || ctx.world.location(locationId)?.companyId !== companyId) {
       throw forbidden(`location ${locationId} is not in the token's company`);
     }
-    return issue({ owner: 'location', companyId, locationId, scopes: token.scopes }, undefined);
+    const issuedFor = ctx.policy.locationTokenFor(locationId, ctx.world.locationsOf(companyId));
+    return issue({ owner: 'location', companyId, locationId: issuedFor, scopes: token.scopes }, undefined);
   });
 }
 

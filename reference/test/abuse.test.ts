@@ -590,7 +590,7 @@ const principals: Principal[] = [
   { name: 'FILES_READONLY_TOKEN', headers: apiHeaders(WORLD.tokens.filesReadonly), reads: ['main'] },
   { name: 'NO_FILES_SCOPE_TOKEN', headers: apiHeaders(WORLD.tokens.noFilesScope), reads: [] },
   { name: 'PIT_TOKEN', headers: apiHeaders(WORLD.tokens.pit), reads: ['main'] },
-  { name: 'AGENCY_TOKEN', headers: apiHeaders(WORLD.agencyToken), reads: ['main', 'foreign'] },
+  { name: 'AGENCY_ACCESS_TOKEN', headers: apiHeaders(WORLD.tokens.agencyAccess), reads: ['main', 'foreign'] },
   { name: 'unknown token', headers: apiHeaders('abuse-unknown-token'), reads: [] },
   // The FILES_READONLY value under another scheme: a server reading the last word would let it through.
   { name: 'malformed Authorization', headers: { version: API_VERSION, authorization: `Token ${WORLD.tokens.filesReadonly}` }, reads: [] },
@@ -636,7 +636,7 @@ describe('authorization matrix of attachments', () => {
   it('bytes come out only anonymously within the hour, on a permanent URL, or through a signed URL of a reader', { timeout: 15_000 }, async (t: TestContext) => {
     const { app } = await serverWithStore();
     try {
-      // Four files: secure and not, in the main location (ACCESS_TOKEN) and the foreign one (AGENCY_TOKEN).
+      // Four files: secure and not, in the main location (ACCESS_TOKEN) and the foreign one (AGENCY_ACCESS_TOKEN).
       const specs: { name: string; where: Where; secure: boolean }[] = [
         { name: 'secret-main.pdf', where: 'main', secure: true },
         { name: 'secret-foreign.pdf', where: 'foreign', secure: true },
@@ -651,13 +651,13 @@ describe('authorization matrix of attachments', () => {
           ...(foreign ? { locationId: WORLD.foreignLocationId, conversationId: 'conv-ref-foreign' } : {}),
           ...(spec.secure ? { isSecureAttachment: 'true' } : {}),
         });
-        const response = await upload(app, { fields, files: [{ name: spec.name, bytes }], headers: apiHeaders(foreign ? WORLD.agencyToken : WORLD.tokens.access) });
+        const response = await upload(app, { fields, files: [{ name: spec.name, bytes }], headers: apiHeaders(foreign ? WORLD.tokens.agencyAccess : WORLD.tokens.access) });
         assert.equal(response.statusCode, 200, `${spec.name}: ${response.body}`);
         const [url] = absoluteUrls(response.json());
         let id: string;
         if (spec.secure) {
           // The asset id of a secure file, to try it on the permanent path too.
-          const signed = await fetchUrl(app, url, apiHeaders(WORLD.agencyToken));
+          const signed = await fetchUrl(app, url, apiHeaders(WORLD.tokens.agencyAccess));
           assert.equal(signed.statusCode, 200, signed.body);
           id = (signed.json() as { asset_id: string }).asset_id;
         } else {

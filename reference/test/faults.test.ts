@@ -67,6 +67,15 @@ const continuation = (body: Record<string, unknown>, headers?: Record<string, st
 };
 const validExecution = validatorFor('execution-response');
 
+/** A refresh-token exchange (RFC 6749 §6) of the seed's client, with these fields changed. */
+const refresh = (app: FastifyInstance, fields: Record<string, string> = {}) =>
+  app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { version: 'v3', 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'refresh_token', client_id: WORLD.oauthClientId, client_secret: WORLD.tokens.oauthClientSecret, refresh_token: WORLD.tokens.oauthRefreshToken, ...fields }).toString(),
+  });
+
 const PROBES: Record<FaultName, Probe> = {
   'upload-six-files': uploadStatus({ files: files(6) }),
   'upload-four-files': uploadStatus({ files: files(5) }),
@@ -186,6 +195,23 @@ const PROBES: Record<FaultName, Probe> = {
   'tenant-files-unchecked': signedStatus(WORLD.tokens.foreignAccess),
   'version-optional': exec({ headers: { authorization: `Bearer ${WORLD.tokens.access}` } }),
   'version-any': exec({ headers: { version: 'v2', authorization: `Bearer ${WORLD.tokens.access}` } }),
+
+  'refresh-drops-scopes': async (app) => (await upload(app, { headers: apiHeaders((await refresh(app)).json().access_token) })).statusCode,
+  'refresh-token-unchecked': async (app) => (await refresh(app, { refresh_token: 'rt-unknown-0000000000000000' })).statusCode,
+  'refresh-client-secret-unchecked': async (app) => (await refresh(app, { client_secret: 'wrong-secret' })).statusCode,
+  'refresh-not-rotated': async (app) => {
+    await refresh(app);
+    return (await refresh(app)).statusCode;
+  },
+  'location-token-wrong-location': async (app) => {
+    const issued = await app.inject({
+      method: 'POST',
+      url: '/oauth/location-token',
+      headers: apiHeaders(WORLD.tokens.agencyAccess),
+      payload: { companyId: WORLD.companyId, locationId: WORLD.locationId },
+    });
+    return (await upload(app, { headers: apiHeaders(issued.json().access_token) })).statusCode;
+  },
 };
 
 async function observe(probe: Probe, fault?: FaultName): Promise<unknown> {

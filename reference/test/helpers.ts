@@ -29,12 +29,11 @@ function everyValue<T extends object>(values: T): { readonly [K in keyof T]-?: E
   return values as { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
 }
 
-/** The seed's values as the suite sees them (worldOf), and two the suite has no setting for. */
+/** The seed's values as the suite sees them (worldOf), and one the suite has no setting for. */
 export const WORLD = {
   ...everyValue(world),
   tokens: everyValue(world.tokens),
   smsConversationId: seed.conversations.find((c) => c.channel === 'sms')!.id,
-  agencyToken: seed.tokens.find((t) => t.owner === 'company')!.value,
 };
 
 export const EXECUTE_URL = expandPath(DEPRECATED_EXECUTE_PATH, { agentId: WORLD.agentId });
