@@ -4,7 +4,7 @@
 import type { Api, ExecuteRequest, Reply } from '../src/api.ts';
 import type { Target } from '../src/config.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { variantsOf } from '../src/variants.ts';
 
 const MESSAGE = 'Hello from the conformance suite';
@@ -83,8 +83,6 @@ const OPTIONAL_FIELDS: { rule: RuleId; field: string; value: (target: Target) =>
   { rule: 'EXEC-OPTIONAL-FIELDS', field: 'contactId', value: (target) => target.contactId },
   { rule: 'EXEC-VERSION-ID', field: 'versionId', value: () => 'conformance-unknown-version' },
 ];
-
-const outcome = (reply: Reply) => `${reply.status} (${reply.status < 300 ? 'accepted' : reply.status < 500 ? 'refused' : 'server error'})`;
 
 /**
  * The control of a refusal on a path and request kind: a valid first message, or a valid continuation of a session

@@ -4,7 +4,7 @@ import type { Fields } from '../src/api.ts';
 import type { Target } from '../src/config.ts';
 import { absoluteUrls, urlsByFile } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, observe, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 import { variantsOf } from '../src/variants.ts';
 
@@ -60,7 +60,7 @@ test.describe('upload fields', () => {
       const files = [testFile('fields.txt', 300)];
       requireControl(await api.upload('the same upload with every required field (the control)', { files }), 'a valid upload', 'UPLOAD-ACCEPTED');
       const reply = await api.upload(variant.statement, { fields: variant.apply(api.uploadFields()) as Fields, files });
-      if (variant.expect === 'observed') observe(`${variant.statement.replace(/ is observed$/, '')}: ${reply.status}`);
+      if (variant.expect === 'observed') observe(`${variant.statement.replace(/ is observed$/, '')}: ${outcome(reply)}`);
       else expect(reply).toBeRefusal();
     });
   }
