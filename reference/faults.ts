@@ -48,6 +48,7 @@ export const FAULTS = [
   { name: 'upload-conversation-required', rule: 'UPLOAD-CONTACT-ONLY', breaks: 'refuses an upload that names only a contact', policy: { acceptContactOnly: false } },
   { name: 'upload-location-optional', rule: 'UPLOAD-LOCATION-REQUIRED', breaks: 'accepts an upload without locationId', policy: { requireLocation: false } },
   { name: 'upload-attachment-urls-optional', rule: 'UPLOAD-ATTACHMENT-URLS', breaks: 'accepts an upload without attachmentUrls', policy: { requireAttachmentUrls: false } },
+  { name: 'upload-workflow-refused', rule: 'UPLOAD-OPTIONAL-FIELDS', breaks: 'refuses the documented field workflowId as unknown', policy: { refusedFields: new Set(['workflowId']) } },
   { name: 'upload-no-file-accepted', rule: 'UPLOAD-FILES-MIN', breaks: 'accepts an upload with no file', policy: { requireFile: false } },
   { name: 'upload-text-response', rule: 'UPLOAD-ACCEPTED', breaks: 'answers a valid upload as text/plain', policy: { uploadResponseType: 'text' } },
   { name: 'upload-renamed-field', rule: 'UPLOAD-RESPONSE-SCHEMA', breaks: 'names the response field `files` instead of uploadedFiles', policy: { uploadResponseKey: 'files' } },
@@ -108,6 +109,9 @@ export const FAULTS = [
   { name: 'agent-message-optional-on-continuation', rule: 'AGENT-MESSAGE-REQUIRED', breaks: 'runs a continuation without message', policy: { skipsAgentCheck: (check, on) => check === 'message' && on.continuation } },
   { name: 'agent-location-500', rule: 'AGENT-LOCATION-REQUIRED', breaks: 'answers 500 to an execution without locationId', policy: { crashOnMissingLocation: true } },
   { name: 'agent-unknown-runs', rule: 'AGENT-UNKNOWN', breaks: 'runs a default agent for an unknown agentId', policy: { substituteUnknownAgents: true } },
+  { name: 'exec-input-variables-refused', rule: 'EXEC-OPTIONAL-FIELDS', breaks: 'refuses the documented field inputVariables as unknown', policy: { refusedFields: new Set(['inputVariables']) } },
+  { name: 'body-wrong-type-500', rule: 'BODY-WRONG-TYPE', breaks: 'trims message before validating it, so a number crashes it with a 500', policy: { trimMessageUnchecked: true } },
+  { name: 'body-empty-runs', rule: 'BODY-EMPTY', breaks: "runs an empty execution body with a blank message for the token's location", policy: { fillEmptyExecution: true } },
   { name: 'agent-source-refused', rule: 'AGENT-SOURCE', breaks: 'refuses the source query parameter', policy: { acceptSourceParam: false } },
 
   // Deprecation

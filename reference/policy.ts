@@ -39,6 +39,8 @@ export interface Policy {
   /** An upload may name a contact and no conversation. */
   readonly acceptContactOnly: boolean;
   readonly uploadRequiresToken: boolean;
+  /** Documented optional fields of an upload or an execution that the server refuses as unknown. */
+  readonly refusedFields: ReadonlySet<string>;
   /** Each file of a secure upload is stored as secure, or only the first. */
   readonly secureFiles: 'every' | 'first';
 
@@ -98,6 +100,10 @@ export interface Policy {
   /** The checks of §2.3 an execution skips, by path and by kind of request. */
   readonly skipsAgentCheck: (check: AgentCheck, on: { path: 'deprecated' | 'replacement'; continuation: boolean }) => boolean;
   readonly crashOnMissingLocation: boolean;
+  /** The message is trimmed before the body is validated, so a message that is not a string crashes the handler. */
+  readonly trimMessageUnchecked: boolean;
+  /** An execution with an empty body runs with a blank message for the token's location. */
+  readonly fillEmptyExecution: boolean;
   /** An unknown agentId runs an agent of the body's location. */
   readonly substituteUnknownAgents: boolean;
   readonly acceptSourceParam: boolean;
@@ -154,6 +160,7 @@ export const DEFAULT_POLICY: Policy = {
   requireTarget: true,
   acceptContactOnly: true,
   uploadRequiresToken: true,
+  refusedFields: new Set(),
   secureFiles: 'every',
 
   uploadResponseKey: 'uploadedFiles',
@@ -192,6 +199,8 @@ export const DEFAULT_POLICY: Policy = {
   executeAcceptsUnknownBearer: false,
   skipsAgentCheck: () => false,
   crashOnMissingLocation: false,
+  trimMessageUnchecked: false,
+  fillEmptyExecution: false,
   substituteUnknownAgents: false,
   acceptSourceParam: true,
   requireExecutionId: false,

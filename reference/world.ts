@@ -54,6 +54,8 @@ export interface SeedData {
   conversations: { id: string; locationId: string; channel: string; env?: string }[];
   contacts: { id: string; locationId: string; env?: string }[];
   agents: { id: string; name: string; locationId: string; status: string; env?: string }[];
+  workflows: { id: string; locationId: string; env?: string }[];
+  campaigns: { id: string; locationId: string; env?: string }[];
   apps: { clientId: string; env?: string }[];
   tokens: SeedSecret[];
   authorizationCodes: AuthorizationCode[];

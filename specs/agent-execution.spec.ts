@@ -1,9 +1,11 @@
-// Agent execution of §4.3: the reply of §2.4 and the session rule of §3 on the deprecated path, and the requests
-// rules 1 and 2 forbid on both paths, as a session's first message and as a continuation.
+// Agent execution of §4.3: the reply of §2.4 and the session rule of §3 on the deprecated path, the optional fields of
+// §2.3, and the requests rules 1 and 2 forbid on both paths, as a session's first message and as a continuation: the
+// hand-written ones here, the variants generated from schemas/execution-request.schema.json after them.
 import type { Api, ExecuteRequest, Reply } from '../src/api.ts';
 import type { Target } from '../src/config.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { variantsOf } from '../src/variants.ts';
 
 const MESSAGE = 'Hello from the conformance suite';
 
@@ -43,7 +45,6 @@ interface RefusalCase {
   vary: (control: ExecuteRequest & { body: Record<string, unknown> }, target: Target) => ExecuteRequest;
 }
 
-const without = (body: Record<string, unknown>, name: string) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== name));
 const BOTH: Kind[] = ['first message', 'continuation'];
 
 const REFUSALS: RefusalCase[] = [
@@ -68,23 +69,20 @@ const REFUSALS: RefusalCase[] = [
     vary: (control, target) => ({ ...control, body: { ...control.body, locationId: target.foreignLocationId } }),
   },
   {
-    rule: 'AGENT-MESSAGE-REQUIRED',
-    statement: 'an execution without message is refused',
-    kinds: BOTH,
-    vary: (control) => ({ ...control, body: without(control.body, 'message') }),
-  },
-  {
-    rule: 'AGENT-LOCATION-REQUIRED',
-    statement: 'an execution without locationId is refused',
-    kinds: BOTH,
-    vary: (control) => ({ ...control, body: without(control.body, 'locationId') }),
-  },
-  {
     rule: 'AGENT-UNKNOWN',
     statement: 'an agentId that names no agent is refused',
     kinds: BOTH,
     vary: (control) => ({ ...control, agentId: 'conformance-unknown-agent' }),
   },
+];
+
+/** Each optional field of §2.3 with a valid value; versionId names no published version, so its fate is only observed. */
+const OPTIONAL_FIELDS: { rule: RuleId; field: string; value: (target: Target) => unknown }[] = [
+  // Empty: which variables the agent defines is not known, and a server may refuse others.
+  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'inputVariables', value: () => ({}) },
+  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'attachments', value: () => [] },
+  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'contactId', value: (target) => target.contactId },
+  { rule: 'EXEC-VERSION-ID', field: 'versionId', value: () => 'conformance-unknown-version' },
 ];
 
 /**
@@ -181,9 +179,39 @@ test.describe('agent execution', () => {
     }
   }
 
+  // Absent required fields are MUST rules with faults on continuations; the others are about reading the body, one
+  // reading for both kinds of request, so they are sent as first messages.
+  for (const variant of variantsOf('execution-request', 'an execution')) {
+    for (const path of ['deprecated', 'replacement'] as const) {
+      for (const kind of variant.kind === 'absent' ? BOTH : (['first message'] as const)) {
+        test(...rule(variant.rule, `${variant.statement} (${variant.kind === 'absent' ? `${kind}, ` : ''}${path})`), async ({ api, target }) => {
+          const control = await controlRequest(api, target, path, kind);
+          const reply = await api.execute(variant.statement, { ...control, body: variant.apply(control.body) });
+          if (variant.expect === 'observed') observe(`${variant.statement.replace(/ is observed$/, '')} on the ${path} path: ${outcome(reply)}`);
+          else expect(reply).toBeRefusal();
+        });
+      }
+    }
+  }
+
+  for (const row of OPTIONAL_FIELDS) {
+    const accepted = row.rule === 'EXEC-OPTIONAL-FIELDS';
+    test(...rule(row.rule, `an execution with ${row.field} set is ${accepted ? 'accepted' : 'observed'}`), async ({ api, target }) => {
+      requireAccepted(await api.execute(`a valid execution without ${row.field}`), 'a valid execution', 'SESSION-START');
+      const reply = await api.execute(`a valid execution with ${row.field}`, { body: body(target, { [row.field]: row.value(target) }) });
+      if (accepted) expect(reply).toBeAcceptance();
+      else observe(`an execution with ${row.field}=${JSON.stringify(row.value(target))}: ${outcome(reply)}`);
+    });
+  }
+
   test(...rule('AGENT-SOURCE', 'an execution with source=public_api is accepted'), async ({ api }) => {
     requireAccepted(await api.execute('a valid execution without source'), 'a valid execution', 'SESSION-START');
     const reply = await api.execute('execution with source=public_api', { query: { source: 'public_api' } });
     expect(reply).toBeAcceptance();
+  });
+
+  test(...rule('AGENT-SOURCE-INTERNAL', 'an execution with source=internal is observed'), async ({ api }) => {
+    requireControl(await api.execute('execution with source=public_api (the control)', { query: { source: 'public_api' } }), 'an execution with source=public_api', 'AGENT-SOURCE');
+    observe(`an execution with source=internal: ${outcome(await api.execute('execution with source=internal', { query: { source: 'internal' } }))}`);
   });
 });

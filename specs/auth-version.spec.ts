@@ -3,7 +3,7 @@ import type { Api, Auth, Reply } from '../src/api.ts';
 import type { Credential, Target } from '../src/config.ts';
 import { absoluteUrls, slugOf } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 
 type Send = (label: string, auth: Auth, headers?: Record<string, string | null>) => Promise<Reply>;
@@ -95,9 +95,6 @@ const CREDENTIAL_CASES: CredentialCase[] = [
   { rule: 'AUTH-MALFORMED', label: 'with Basic user:password', auth: () => ({ header: 'Basic dXNlcjpwYXNz' }) },
   { rule: 'AUTH-UNKNOWN-TOKEN', label: 'with an unknown bearer token', auth: () => ({ header: 'Bearer conformance-unknown-token-0000' }) },
 ];
-
-const outcome = (reply: Reply) =>
-  `${reply.status} (${reply.status < 300 ? 'accepted' : reply.status < 400 ? 'redirected' : reply.status < 500 ? 'refused' : 'server error'})`;
 
 test.describe('authentication', () => {
   for (const operation of OPERATIONS) {

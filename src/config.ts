@@ -40,6 +40,8 @@ export const SETTINGS = {
   agentId: { env: 'AGENT_ID', purpose: 'an active agent of LOCATION_ID', requiredForTarget: true, targetId: true },
   inactiveAgentId: { env: 'INACTIVE_AGENT_ID', purpose: 'optional: an agent of LOCATION_ID that is not active', targetId: true },
   foreignLocationId: { env: 'FOREIGN_LOCATION_ID', purpose: 'optional: a location AGENT_ID does not belong to', targetId: true },
+  workflowId: { env: 'WORKFLOW_ID', purpose: 'optional: a workflow of LOCATION_ID, for the optional upload field workflowId', targetId: true },
+  campaignId: { env: 'CAMPAIGN_ID', purpose: 'optional: a campaign of LOCATION_ID, for the optional upload field campaignId', targetId: true },
   access: { env: 'ACCESS_TOKEN', purpose: 'OAuth Sub-Account token that may upload and execute, without files.readonly', requiredForTarget: true, secret: true, bearer: true },
   pit: { env: 'PIT_TOKEN', purpose: 'optional: a private integration token', secret: true, bearer: true },
   filesReadonly: { env: 'FILES_READONLY_TOKEN', purpose: 'a token holding files.readonly', requiredForTarget: true, secret: true, bearer: true },
@@ -253,7 +255,7 @@ export function mutationConfig(reportsDir: string, projects: readonly MutationPr
 /** The reference world under the suite's names: each identifier and token of the seed whose `env` names a setting. */
 export function worldOf(seed: SeedData): TargetWorld {
   const entries = [
-    ...[...seed.companies, ...seed.locations, ...seed.conversations, ...seed.contacts, ...seed.agents].map((item) => ({ env: item.env, value: item.id })),
+    ...[...seed.companies, ...seed.locations, ...seed.conversations, ...seed.contacts, ...seed.agents, ...seed.workflows, ...seed.campaigns].map((item) => ({ env: item.env, value: item.id })),
     ...seed.apps.map((app) => ({ env: app.env, value: app.clientId })),
   ];
   const valueOf = (key: Key, list: { env?: string; value: string }[]) => list.find((item) => item.env === SETTINGS[key].env)?.value;

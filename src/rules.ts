@@ -10,6 +10,7 @@ export type Area =
   | 'Secure attachments'
   | 'Dated change'
   | 'Agent execution'
+  | 'Request bodies'
   | 'Deprecation'
   | 'Authentication'
   | 'Token endpoints'
@@ -22,6 +23,7 @@ export const OPERATION_OF_AREA: Record<Area, string> = {
   'Secure attachments': 'GET /files/d/{slug}',
   'Dated change': 'POST /conversations/messages/upload',
   'Agent execution': 'POST /agent-studio/public-api/agents/{agentId}/execute',
+  'Request bodies': 'POST /conversations/messages/upload and both execute paths',
   Deprecation: 'POST /agent/{agentId}/execute',
   Authentication: 'every authenticated operation',
   'Token endpoints': 'POST /oauth/token, POST /oauth/location-token',
@@ -59,6 +61,7 @@ export const RULES = [
   { id: 'UPLOAD-TARGET-REQUIRED', level: 'MUST', area: 'Upload', section: '§4.1 rule 1, §7', title: 'an upload without conversationId and contactId is refused', quote: 'a request with neither violates the contract' },
   { id: 'UPLOAD-CONTACT-ONLY', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with contactId alone is accepted', quote: 'At least one of conversationId or contactId must be supplied.' },
   { id: 'UPLOAD-LOCATION-REQUIRED', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload without locationId is refused', quote: 'locationId | string | yes' },
+  { id: 'UPLOAD-OPTIONAL-FIELDS', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with workflowId and campaignId is accepted', quote: 'workflowId | string | no; campaignId | string | no' },
   { id: 'UPLOAD-ATTACHMENT-URLS', level: 'SHOULD', area: 'Upload', section: '§2.1', title: 'an upload without attachmentUrls is refused', quote: 'attachmentUrls | array of string | yes' },
 
   // Permanent URLs of non-secure uploads
@@ -99,6 +102,14 @@ export const RULES = [
   { id: 'AGENT-LOCATION-REQUIRED', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 2', title: 'an execution without locationId is refused', quote: 'locationId and message are required' },
   { id: 'AGENT-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown agent is refused', quote: 'agentId | string | yes | Managed agent identifier' },
   { id: 'AGENT-SOURCE', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an execution with source=public_api is accepted', quote: 'source | string | no | examples of values: public_api, internal' },
+  { id: 'AGENT-SOURCE-INTERNAL', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to source=internal is observed', quote: 'source | string | no | examples of values: public_api, internal' },
+  { id: 'EXEC-OPTIONAL-FIELDS', level: 'MUST', area: 'Agent execution', section: '§2.3', title: 'an execution with each optional field of §2.3 is accepted', quote: 'inputVariables | object | no; attachments | array of object | no; contactId | string | no' },
+  { id: 'EXEC-VERSION-ID', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to an unknown versionId is observed', quote: 'versionId | string | no | Published version to run.' },
+
+  // Request bodies of upload and execution, variants generated from schemas/*-request.schema.json (src/variants.ts)
+  { id: 'BODY-EMPTY', level: 'MUST', area: 'Request bodies', section: '§4.1 rule 1, §4.3 rule 2', title: 'a request with none of its fields is refused', quote: 'locationId and message are required (§4.3); locationId | string | yes (§2.1)' },
+  { id: 'BODY-WRONG-TYPE', level: 'SHOULD', area: 'Request bodies', section: '§2.3', title: 'a field of the wrong JSON type is refused with a 4xx, never a 5xx', quote: 'Field | Type | Required' },
+  { id: 'BODY-UNKNOWN-FIELD', level: 'INFO', area: 'Request bodies', section: '§2.1, §2.3', title: 'the reaction to a field the contract does not list is observed', quote: 'Field | Type | Required | Notes' },
 
   // Deprecation
   { id: 'DEPRECATED-STILL-SERVED', level: 'MUST', area: 'Deprecation', section: '§4.3, §9.3', title: 'the deprecated path still executes in v3', quote: 'it may be replaced or removed in future versions' },

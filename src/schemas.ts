@@ -13,6 +13,9 @@ export type SchemaId = 'upload-request' | 'upload-response' | 'execution-request
 /** One strict ajv instance for the whole project: every `schemas/*.schema.json` is compiled once, here. */
 export const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats(ajv);
+/** Annotation of a request property: the rule a request breaks when the property is left out of a valid one (src/variants.ts). */
+export const RULE_IF_ABSENT = 'x-rule-if-absent';
+ajv.addKeyword({ keyword: RULE_IF_ABSENT, schemaType: 'string', metaSchema: { type: 'string', pattern: '^[A-Z]+(-[A-Z0-9]+)+$' } });
 for (const file of readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.schema.json')).sort()) {
   ajv.addSchema(JSON.parse(readFileSync(SCHEMA_DIR + file, 'utf8')));
 }

@@ -225,6 +225,10 @@ export function rule(id: RuleId, statement: string): [string, TestDetails] {
   ];
 }
 
+/** How a server answered, for an observation: `200 (accepted)`, `400 (refused)`. */
+export const outcome = (reply: Reply) =>
+  `${reply.status} (${reply.status < 300 ? 'accepted' : reply.status < 400 ? 'redirected' : reply.status < 500 ? 'refused' : 'server error'})`;
+
 /** An INFO result: what the server did where the contract leaves it open. */
 export function observe(what: string): void {
   test.info().annotations.push({ type: ANNOTATION.observation, description: what });

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context, Session } from '../context.ts';
-import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
+import { ApiError, badRequest, forbidden, notFound, refuseFields } from '../errors.ts';
 import type { Policy } from '../policy.ts';
 import type { Token } from '../world.ts';
 
@@ -84,6 +84,9 @@ function bendBody(request: ExecuteRequest, on: Kind, ctx: Context): void {
   }
   if (ctx.policy.skipsAgentCheck('message', on)) body.message ??= '';
   if (ctx.policy.crashOnMissingLocation && body.locationId === undefined) throw new TypeError("Cannot read properties of undefined (reading 'locationId')");
+  if (ctx.policy.trimMessageUnchecked && body.message != null) body.message = (body.message as string).trim();
+  if (ctx.policy.fillEmptyExecution && Object.keys(body).length === 0) Object.assign(body, { message: '', locationId: request.token?.locationId });
+  refuseFields(body, ctx.policy.refusedFields);
 }
 
 function execute(request: ExecuteRequest, on: Kind, ctx: Context) {

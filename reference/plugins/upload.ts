@@ -5,7 +5,7 @@ import { FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract.ts';
 import { describeErrors, validatorFor } from '../../src/schemas.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
-import { ApiError, badRequest, notFound } from '../errors.ts';
+import { ApiError, badRequest, notFound, refuseFields } from '../errors.ts';
 import type { Blob, StoredFile } from '../file-store.ts';
 
 export const UPLOAD_SCOPE = 'conversations/message.write';
@@ -211,6 +211,7 @@ function formFields(raw: Record<string, string[]>, ctx: Context, tokenLocation: 
   if (!ctx.policy.requireTarget && fields.conversationId === undefined && fields.contactId === undefined) {
     fields.contactId = ctx.world.seed.contacts.find((c) => c.locationId === location)?.id;
   }
+  refuseFields(fields, ctx.policy.refusedFields);
   if (!validateFields(fields)) throw badRequest(`invalid upload fields: ${describeErrors(validateFields.errors)}`);
   return fields as unknown as UploadFields;
 }

@@ -94,6 +94,7 @@ const PROBES: Record<FaultName, Probe> = {
   'upload-conversation-required': uploadStatus({ fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' } }),
   'upload-location-optional': uploadStatus({ fields: { conversationId: WORLD.conversationId, attachmentUrls: '[]' } }),
   'upload-attachment-urls-optional': uploadStatus({ fields: { locationId: WORLD.locationId, conversationId: WORLD.conversationId } }),
+  'upload-workflow-refused': uploadStatus({ fields: validFields({ workflowId: 'wf-1' }) }),
   'upload-no-file-accepted': uploadStatus({ files: [] }),
   'upload-text-response': async (app) => (await upload(app)).headers['content-type'],
   'upload-renamed-field': async (app) => Object.keys((await upload(app)).json()),
@@ -178,6 +179,9 @@ const PROBES: Record<FaultName, Probe> = {
   'agent-message-optional-on-continuation': continuation({ locationId: WORLD.locationId }),
   'agent-location-500': exec({ body: { message: 'hi' } }),
   'agent-unknown-runs': exec({ agentId: 'agent-unknown' }),
+  'exec-input-variables-refused': exec({ body: { message: 'hi', locationId: WORLD.locationId, inputVariables: { name: 'Ada' } } }),
+  'body-wrong-type-500': exec({ body: { message: 1.5, locationId: WORLD.locationId } }),
+  'body-empty-runs': exec({ body: {} }),
   'agent-source-refused': exec({ query: '?source=public_api' }),
 
   'deprecated-removed': exec({}),

@@ -11,7 +11,8 @@ import { describe, test } from 'node:test';
 import { faultCatalogue, FAULTS } from '../../reference/faults.ts';
 import { CASES_DIR, loadTable, type TableFile, TABLES } from '../cases.ts';
 import { type Level, RULES, type Rule } from '../rules.ts';
-import { type SchemaId, validatorFor } from '../schemas.ts';
+import { RULE_IF_ABSENT, type SchemaId, validatorFor } from '../schemas.ts';
+import { variantsOf } from '../variants.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CATALOGUE: readonly Rule[] = RULES;
@@ -335,6 +336,34 @@ describe('the fault catalogue (reference/faults.ts)', () => {
     const byName = groupBy(FAULTS, (fault) => fault.name);
     noViolations([...byName].filter(([, same]) => same.length > 1).map(([name]) => name), 'fault names used more than once');
   });
+});
+
+describe('request variants (src/variants.ts)', () => {
+  for (const id of ['upload-request', 'execution-request'] as const) {
+    const schema = validatorFor(id).schema as { required: string[]; examples: Record<string, unknown>[]; properties: Record<string, Record<string, unknown>> };
+
+    test(`every required property of ${id} names a catalogued rule its absence breaks`, () => {
+      const violations = [
+        ...schema.required.filter((name) => schema.properties[name]?.[RULE_IF_ABSENT] === undefined).map((name) => `${name} is required but has no ${RULE_IF_ABSENT}`),
+        ...Object.entries(schema.properties)
+          .filter(([, property]) => property[RULE_IF_ABSENT] !== undefined && !RULE_IDS.has(String(property[RULE_IF_ABSENT])))
+          .map(([name, property]) => `${name}: ${RULE_IF_ABSENT} ${String(property[RULE_IF_ABSENT])} is not in src/rules.ts`),
+      ];
+      noViolations(violations, `properties of schemas/${id}.schema.json`);
+    });
+
+    test(`every refused variant of each example of ${id} is invalid, and only those`, () => {
+      const validate = validatorFor(id);
+      const violations = schema.examples.flatMap((example, i) =>
+        variantsOf(id, 'a request').flatMap((variant) => {
+          const valid = validate(variant.apply(example)) === true;
+          return valid === (variant.expect === 'refused') ? [`example ${i + 1}: "${variant.statement}" gives a body the schema calls ${valid ? 'valid' : 'invalid'}`] : [];
+        }),
+      );
+      assert.ok(schema.examples.every((example) => validate(example)), `the examples of ${id} are valid`);
+      noViolations(violations, 'variants the schema disagrees with');
+    });
+  }
 });
 
 describe('schemas/openapi.json', () => {
