@@ -102,12 +102,14 @@ describe('the case tables (specs/cases/*.json)', () => {
       // A table of checks names a rule in every row; a table of routes or values serves the checks of several rules.
       const ofChecks = (validatorFor(TABLE_SCHEMAS[file]).schema as { properties: { cases: { items: { required: string[] } } } }).properties.cases.items.required.includes('rule');
 
-      test('every row names a rule of the catalogue', { skip: !ofChecks && 'a table of routes, not of checks' }, () => {
-        const violations = rows().flatMap((row, i) =>
-          typeof row.rule === 'string' && RULE_IDS.has(row.rule) ? [] : [`row ${i + 1} names ${JSON.stringify(row.rule)}, which is not in src/rules.ts`],
-        );
-        noViolations(violations, 'rows with an unknown rule');
-      });
+      if (ofChecks) {
+        test('every row names a rule of the catalogue', () => {
+          const violations = rows().flatMap((row, i) =>
+            typeof row.rule === 'string' && RULE_IDS.has(row.rule) ? [] : [`row ${i + 1} names ${JSON.stringify(row.rule)}, which is not in src/rules.ts`],
+          );
+          noViolations(violations, 'rows with an unknown rule');
+        });
+      }
 
       test('statements are unique and read like rule titles', () => {
         const list = rows();
