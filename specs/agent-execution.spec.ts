@@ -2,9 +2,9 @@
 // §2.3, and the requests rules 1 and 2 forbid on both paths, as a session's first message and as a continuation: the
 // hand-written ones here, the variants generated from schemas/execution-request.schema.json after them.
 import type { Api, ExecuteRequest, Reply } from '../src/api.ts';
-import type { Target } from '../src/config.ts';
+import type { Target, TargetId } from '../src/config.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { variantsOf } from '../src/variants.ts';
 
 const MESSAGE = 'Hello from the conformance suite';
@@ -37,8 +37,8 @@ type Kind = 'first message' | 'continuation';
 interface RefusalCase {
   rule: RuleId;
   statement: string;
-  /** Optional configuration the case needs, and the skip reason when it is not set. */
-  needs?: { setting: 'inactiveAgentId' | 'foreignLocationId'; unset: string };
+  /** Optional settings the case needs. */
+  needs?: TargetId[];
   /** The request kinds the rule governs. */
   kinds: Kind[];
   /** The control request with the one property under test changed. */
@@ -57,14 +57,14 @@ const REFUSALS: RefusalCase[] = [
   {
     rule: 'AGENT-INACTIVE',
     statement: 'an agent that is not active is refused',
-    needs: { setting: 'inactiveAgentId', unset: 'INACTIVE_AGENT_ID is not set' },
+    needs: ['inactiveAgentId'],
     kinds: BOTH,
     vary: (control, target) => ({ ...control, agentId: target.inactiveAgentId }),
   },
   {
     rule: 'AGENT-FOREIGN-LOCATION',
     statement: 'an agent run for a location not its own is refused',
-    needs: { setting: 'foreignLocationId', unset: 'FOREIGN_LOCATION_ID is not set' },
+    needs: ['foreignLocationId'],
     kinds: BOTH,
     vary: (control, target) => ({ ...control, body: { ...control.body, locationId: target.foreignLocationId } }),
   },
@@ -171,7 +171,7 @@ test.describe('agent execution', () => {
     for (const path of ['deprecated', 'replacement'] as const) {
       for (const kind of row.kinds) {
         test(...rule(row.rule, `${row.statement} (${kind}, ${path})`), async ({ api, target }) => {
-          if (row.needs) test.skip(!target[row.needs.setting], row.needs.unset);
+          requireSettings(target, row.needs ?? []);
           const control = await controlRequest(api, target, path, kind);
           expect(await api.execute(row.statement, row.vary(control, target))).toBeRefusal();
         });

@@ -3,7 +3,7 @@ import type { Api, Auth, Reply } from '../src/api.ts';
 import type { Credential, Target } from '../src/config.ts';
 import { absoluteUrls, slugOf } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 
 type Send = (label: string, auth: Auth, headers?: Record<string, string | null>) => Promise<Reply>;
@@ -109,7 +109,7 @@ test.describe('authentication', () => {
 
   for (const operation of [upload, executeDeprecated, executeReplacement]) {
     test(...rule('AUTH-PIT', `the answer to ${operation.name} with a PIT is observed`), async ({ api, target }) => {
-      test.skip(target.tokens.pit === undefined, 'PIT_TOKEN is not set');
+      requireSettings(target, ['pit']);
       const reply = await (await operation.prepare(api, target))('the operation with the PIT', 'pit');
       observe(`${operation.name} with a PIT: ${outcome(reply)}`);
     });

@@ -3,24 +3,14 @@
 // shown: the issued token is `access_token`, else any string of the answer that works as a bearer token.
 // A server that rotates refresh tokens makes each single use: the refresh checks run in order in one worker and
 // spend the refresh token the previous exchange issued, so one run spends OAUTH_REFRESH_TOKEN at most once.
-import type { Api, Reply } from '../src/api.ts';
-import { pickIds, type Secret, SETTINGS, type Target, type TargetId } from '../src/config.ts';
+import { accepted, type Api, type Reply } from '../src/api.ts';
+import { pickIds, type TargetId } from '../src/config.ts';
 import type { RefreshChain } from '../src/refresh-chain.ts';
 import { credentialStrings } from '../src/secrets.ts';
-import { expect, observe, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 
 const FILE = testFile('issued-token.pdf', 300);
-
-const accepted = (reply: Reply) => reply.status >= 200 && reply.status < 300;
-const outcome = (reply: Reply) => `${reply.status} (${accepted(reply) ? 'accepted' : reply.status < 500 ? 'refused' : 'server error'})`;
-
-/** Skips naming every setting of `keys` that is not set. */
-function skipUnless(target: Target, keys: (Secret | TargetId)[]): void {
-  const value = (key: Secret | TargetId) => (key in target.tokens ? target.tokens[key as Secret] : target[key as TargetId]);
-  const missing = keys.filter((key) => value(key) === undefined).map((key) => SETTINGS[key].env);
-  test.skip(missing.length > 0, `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set`);
-}
 
 /** A refresh exchange spending the chain's refresh token, `fields` changed (undefined leaves one out); an accepted one advances the chain. */
 async function refresh(api: Api, chain: RefreshChain, label: string, fields: Record<string, string | undefined> = {}): Promise<Reply> {
@@ -50,7 +40,7 @@ async function expectWorkingToken(api: Api, exchange: Reply): Promise<void> {
 test.describe('refresh tokens', () => {
   // In order, in one worker, and stopping at the first failure: each test spends the refresh token the previous one got.
   test.describe.configure({ mode: 'serial' });
-  test.beforeEach(({ target }) => skipUnless(target, ['oauthClientId', 'oauthClientSecret', 'oauthRefreshToken']));
+  test.beforeEach(({ target }) => requireSettings(target, ['oauthClientId', 'oauthClientSecret', 'oauthRefreshToken']));
 
   test(...rule('OAUTH-REFRESH', 'a refreshed access token uploads and executes in LOCATION_ID'), async ({ api, refreshChain }) => {
     await expectWorkingToken(api, await refresh(api, refreshChain, 'POST /oauth/token with the refresh token'));
@@ -85,19 +75,19 @@ test.describe('location tokens', () => {
   const bodySettings = (template: string): TargetId[] => (template.includes('{companyId}') ? ['companyId'] : []);
 
   test(...rule('OAUTH-LOCATION-TOKEN', "an Agency token's location token uploads and executes in LOCATION_ID"), async ({ api, target, config }) => {
-    skipUnless(target, ['agencyAccess', ...bodySettings(config.locationTokenBody)]);
+    requireSettings(target, ['agencyAccess', ...bodySettings(config.locationTokenBody)]);
     await expectWorkingToken(api, await api.locationToken('POST /oauth/location-token with the Agency token', 'agencyAccess'));
   });
 
   test(...rule('OAUTH-AGENCY-ON-API', "the answers to an Agency token's upload and execution are observed"), async ({ api, target }) => {
-    skipUnless(target, ['agencyAccess']);
+    requireSettings(target, ['agencyAccess']);
     const upload = await api.upload('an upload into LOCATION_ID with the Agency token', { files: [FILE], auth: 'agencyAccess' });
     const execution = await api.execute('execute AGENT_ID with the Agency token', { auth: 'agencyAccess' });
     observe(`with the Agency token, an upload into LOCATION_ID: ${outcome(upload)}; an execution: ${outcome(execution)}`);
   });
 
   test(...rule('OAUTH-LOCATION-TOKEN-SUBACCOUNT', 'the answer to a Sub-Account token asking for a location token is observed'), async ({ api, target, config }) => {
-    skipUnless(target, bodySettings(config.locationTokenBody));
+    requireSettings(target, bodySettings(config.locationTokenBody));
     observe(`POST /oauth/location-token with ACCESS_TOKEN: ${outcome(await api.locationToken('POST /oauth/location-token with the Sub-Account token', 'access'))}`);
   });
 });

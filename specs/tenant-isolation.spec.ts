@@ -2,10 +2,10 @@
 // location, holding every scope, reaches nothing of LOCATION_ID. Each refusal is judged beside its control, the same
 // request with this location's own token.
 import type { Api, Reply } from '../src/api.ts';
-import type { Target } from '../src/config.ts';
+import type { Target, TargetId } from '../src/config.ts';
 import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 
 const FILE = testFile('tenant.pdf', 400);
@@ -13,8 +13,8 @@ const FILE = testFile('tenant.pdf', 400);
 interface TenantCase {
   rule: Extract<RuleId, 'AUTH-TENANT-UPLOAD' | 'AUTH-TENANT-EXECUTE'>;
   statement: string;
-  /** Needs FOREIGN_LOCATION_ID as well as the foreign token. */
-  needsForeignLocation?: boolean;
+  /** Optional settings it needs besides the foreign token. */
+  needs?: TargetId[];
   /** The request as this location's token (the control) or the foreign one sends it. */
   send(api: Api, target: Target, token: 'access' | 'foreignAccess', executionId?: string): Promise<Reply>;
   /** The guarantee of the control. */
@@ -35,7 +35,7 @@ const CASES: TenantCase[] = [
   {
     rule: 'AUTH-TENANT-UPLOAD',
     statement: "a foreign token's upload to its location and this conversation is refused",
-    needsForeignLocation: true,
+    needs: ['foreignLocationId'],
     guarantee: 'UPLOAD-ACCEPTED',
     send: (api, target, token) =>
       api.upload(`upload with the ${token} token`, {
@@ -47,7 +47,7 @@ const CASES: TenantCase[] = [
   {
     rule: 'AUTH-TENANT-UPLOAD',
     statement: "a foreign token's upload naming its own location and this contact is refused",
-    needsForeignLocation: true,
+    needs: ['foreignLocationId'],
     guarantee: 'UPLOAD-ACCEPTED',
     send: (api, target, token) => {
       const { conversationId: _conversation, ...fields } = api.uploadFields({ contactId: target.contactId });
@@ -63,11 +63,11 @@ const CASES: TenantCase[] = [
 ];
 
 test.describe('tenant isolation', () => {
-  test.beforeEach(({ target }) => test.skip(target.tokens.foreignAccess === undefined, 'FOREIGN_ACCESS_TOKEN is not set'));
+  test.beforeEach(({ target }) => requireSettings(target, ['foreignAccess']));
 
   for (const row of CASES) {
     test(...rule(row.rule, row.statement), async ({ api, target }) => {
-      test.skip(row.needsForeignLocation === true && target.foreignLocationId === undefined, 'FOREIGN_LOCATION_ID is not set');
+      requireSettings(target, row.needs ?? []);
       let executionId: string | undefined;
       if (row.continuation) {
         const first = await execute(api, target, 'access');

@@ -1,15 +1,15 @@
 // Upload fields of §2.1 and the upload response of §2.2 and §4.1: what a valid upload answers, which optional fields it
 // takes, and the variants generated from schemas/upload-request.schema.json (omitted fields, no field, an unknown one).
 import type { Fields } from '../src/api.ts';
-import type { Target } from '../src/config.ts';
+import type { Target, TargetId } from '../src/config.ts';
 import { absoluteUrls, urlsByFile } from '../src/discover.ts';
 import type { RuleId } from '../src/rules.ts';
-import { expect, observe, outcome, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, observe, outcome, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/test-files.ts';
 import { variantsOf } from '../src/variants.ts';
 
 /** Uploads the contract accepts, each beside the same upload with only the required fields. */
-const ACCEPTED: { rule: RuleId; statement: string; fields: (valid: Fields, target: Target) => Fields; needs?: { ids: (keyof Target)[]; unset: string } }[] = [
+const ACCEPTED: { rule: RuleId; statement: string; fields: (valid: Fields, target: Target) => Fields; needs?: TargetId[] }[] = [
   {
     rule: 'UPLOAD-CONTACT-ONLY',
     statement: 'an upload naming only a contactId is accepted',
@@ -19,7 +19,7 @@ const ACCEPTED: { rule: RuleId; statement: string; fields: (valid: Fields, targe
     rule: 'UPLOAD-OPTIONAL-FIELDS',
     statement: 'an upload with workflowId and campaignId is accepted',
     // A server may check that the ids exist: the target's own, never made-up ones.
-    needs: { ids: ['workflowId', 'campaignId'], unset: 'WORKFLOW_ID or CAMPAIGN_ID is not set' },
+    needs: ['workflowId', 'campaignId'],
     fields: (valid, target) => ({ ...valid, workflowId: target.workflowId as string, campaignId: target.campaignId as string }),
   },
 ];
@@ -50,7 +50,7 @@ test.describe('upload fields', () => {
 
   for (const row of ACCEPTED) {
     test(...rule(row.rule, row.statement), async ({ api, target }) => {
-      test.skip(row.needs !== undefined && row.needs.ids.some((id) => target[id] === undefined), row.needs?.unset ?? '');
+      requireSettings(target, row.needs ?? []);
       const files = [testFile('fields.txt', 300)];
       requireAccepted(await api.upload('the same upload with only the required fields', { files }), 'a valid upload', 'UPLOAD-ACCEPTED');
       expect(await api.upload(row.statement, { fields: row.fields(api.uploadFields(), target), files })).toBeAcceptance();

@@ -5,7 +5,7 @@ import type { Credential, SuiteConfig, Target } from './config.ts';
 import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, LOCATION_TOKEN_PATH, SECURE_PATH_PREFIX, TOKEN_PATH, UPLOAD_PATH } from './contract.ts';
 import type { Evidence } from './evidence.ts';
 import { isDeprecated } from './openapi.ts';
-import type { TestFile } from './test-files.ts';
+import { sha256, type TestFile } from './test-files.ts';
 import { ReplayMismatchError, type Transport } from './transport.ts';
 
 /** Which credential a request sends: a token of the configuration by its setting key, none, a token issued during the test, or a literal header value. */
@@ -23,6 +23,12 @@ export interface Reply {
   /** The body as a report may show it: every secret known so far redacted (a token endpoint's answer holds tokens). */
   shown(): string;
 }
+
+/** A 2xx: the server accepted the request. */
+export const accepted = (reply: Reply) => reply.status >= 200 && reply.status < 300;
+
+/** A 2xx carrying exactly the bytes of `file` (compared by SHA-256). */
+export const serves = (reply: Reply, file: TestFile) => accepted(reply) && sha256(reply.body) === file.sha256;
 
 export class InfrastructureError extends Error {
   constructor(message: string) {

@@ -1,12 +1,13 @@
 // The suite's checks: one small matcher per property, each failure saying Received, Expected and a hint.
 // Tests call them at the call site (`expect(reply).toBeRefusal()`), so what is expected stays visible.
 import { expect as base } from '@playwright/test';
-import type { Reply } from './api.ts';
+import { accepted, type Reply, serves } from './api.ts';
 import { SECURE_PATH_PREFIX } from './contract.ts';
 import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
 import { sha256, type TestFile } from './test-files.ts';
 
-const excerpt = (reply: Reply) => {
+/** The start of a reply's body as a report shows it, secrets redacted. */
+export const excerpt = (reply: Reply) => {
   const text = reply.shown();
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
@@ -31,8 +32,7 @@ export const expect = base.extend({
   },
 
   toBeAcceptance(reply: Reply) {
-    const pass = reply.status >= 200 && reply.status < 300;
-    return result(pass, 'toBeAcceptance', `${reply.status} ${excerpt(reply)}`, 'a 2xx acceptance',
+    return result(accepted(reply), 'toBeAcceptance', `${reply.status} ${excerpt(reply)}`, 'a 2xx acceptance',
       'the request is valid under the contract; the body above says why the server refused it');
   },
 
@@ -51,15 +51,14 @@ export const expect = base.extend({
   /** The body is the uploaded file, byte for byte (compared by SHA-256). */
   toServeBytesOf(reply: Reply, file: TestFile) {
     const digest = sha256(reply.body);
-    const pass = reply.status >= 200 && reply.status < 300 && digest === file.sha256;
-    return result(pass, 'toServeBytesOf', `${reply.status}, ${reply.body.length} bytes, sha256 ${digest}`,
+    return result(serves(reply, file), 'toServeBytesOf', `${reply.status}, ${reply.body.length} bytes, sha256 ${digest}`,
       `2xx with ${file.bytes.length} bytes of ${file.name}, sha256 ${file.sha256}`,
       reply.status >= 300 ? 'the URL did not serve the file' : 'the bytes served differ from the bytes uploaded');
   },
 
   /** The file is not handed out: any answer but a 2xx carrying its bytes, and never a 5xx. */
   toWithholdBytesOf(reply: Reply, file: TestFile) {
-    const served = reply.status >= 200 && reply.status < 300 && sha256(reply.body) === file.sha256;
+    const served = serves(reply, file);
     return result(!served && reply.status < 500, 'toWithholdBytesOf', `${reply.status}, ${reply.body.length} bytes`,
       `no copy of ${file.name}: a refusal (any 4xx) or an answer without its bytes`,
       served ? 'the file was served to a request that has no right to it' : 'a 5xx is a server error, never a valid refusal');

@@ -1,10 +1,10 @@
 // "Private" means no anonymous way to the bytes (§4.1 rule 4, §4.2, §5.6): one helper tries every route a caller
 // without files.readonly might take to a file (specs/cases/anonymous-routes.json), follows every URL an answer
 // offers, and reports each route that handed over the file's bytes. Every privacy check uses it.
-import type { Api, Auth, Reply } from './api.ts';
+import { type Api, type Auth, serves } from './api.ts';
 import { loadTable } from './cases.ts';
 import { offeredUrls, slugOf } from './discover.ts';
-import { sha256, type TestFile } from './test-files.ts';
+import type { TestFile } from './test-files.ts';
 
 interface RouteCase {
   route: string;
@@ -23,8 +23,6 @@ export interface Leak {
   url: string;
   status: number;
 }
-
-const served = (reply: Reply, file: TestFile) => reply.status >= 200 && reply.status < 300 && sha256(reply.body) === file.sha256;
 
 /** The same resource as other servers and CDNs also spell it. */
 function respell(url: string, spelling: NonNullable<RouteCase['spelling']>, file: TestFile): string {
@@ -71,10 +69,10 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile): Pro
       row.via === 'url'
         ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers })
         : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none']);
-    if (served(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
+    if (serves(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
     for (const offered of offeredUrls(reply)) {
       const read = await api.anonymous(`a URL offered by ${row.route}, read anonymously`, offered);
-      if (served(read, file)) leaks.push({ route: `${row.route}, then the URL it offered`, url: api.evidence.redact(offered), status: read.status });
+      if (serves(read, file)) leaks.push({ route: `${row.route}, then the URL it offered`, url: api.evidence.redact(offered), status: read.status });
     }
   }
   return leaks;

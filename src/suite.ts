@@ -5,8 +5,8 @@ import { type APIRequestContext, test as base, type TestDetails } from '@playwri
 import { parameter } from 'allure-js-commons';
 import type { FastifyInstance } from 'fastify';
 import { ANNOTATION } from './annotations.ts';
-import { Api, type Reply } from './api.ts';
-import { atAddress, describeTarget, pickIds, secretsByName, suiteConfig, type SuiteConfig, type Target } from './config.ts';
+import { accepted, Api, type Reply } from './api.ts';
+import { atAddress, describeTarget, pickIds, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config.ts';
 import { Evidence } from './evidence.ts';
 import { fixturePath, Masker, RECORD_COMMAND, Replay, writeRecordedTarget, writeRecording } from './recording.ts';
 import { redactText } from './redact.ts';
@@ -17,6 +17,7 @@ import { ServerClock } from './server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
 import { RATE_WINDOW_MS, RateLimiter } from './politeness.ts';
 import { Transport } from './transport.ts';
+import { excerpt } from './expectations.ts';
 
 export { expect } from './expectations.ts';
 
@@ -229,13 +230,19 @@ export function rule(id: RuleId, statement: string): [string, TestDetails] {
 export const outcome = (reply: Reply) =>
   `${reply.status} (${reply.status < 300 ? 'accepted' : reply.status < 400 ? 'redirected' : reply.status < 500 ? 'refused' : 'server error'})`;
 
+/** Skips the test naming every optional setting of `keys` that is not set. */
+export function requireSettings(target: Target, keys: readonly (Secret | TargetId)[]): void {
+  const value = (key: Secret | TargetId) => (key in target.tokens ? target.tokens[key as Secret] : target[key as TargetId]);
+  const missing = keys.filter((key) => value(key) === undefined).map((key) => SETTINGS[key].env);
+  test.skip(missing.length > 0, `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set`);
+}
+
 /** An INFO result: what the server did where the contract leaves it open. */
 export function observe(what: string): void {
   test.info().annotations.push({ type: ANNOTATION.observation, description: what });
 }
 
-const accepted = (reply: Reply) => reply.status >= 200 && reply.status < 300;
-const answer = (reply: Reply) => `${reply.status} ${reply.shown().slice(0, 200)}`.trim();
+const answer = (reply: Reply) => `${reply.status} ${excerpt(reply)}`.trim();
 
 /** Ends a check that proved nothing: no verdict on its rule, and never a pass. */
 export function inconclusive(reason: string): never {
@@ -269,10 +276,11 @@ export function requireAccepted(reply: Reply, what: string, guaranteedBy: RuleId
 export function requireControl(control: Reply, what: string, guaranteedBy: RuleId | 'not guaranteed'): void {
   if (accepted(control)) return;
   const refused = `the control, ${what}, answered ${answer(control)}`;
-  if (guaranteedBy === 'not guaranteed' && control.status !== 429) {
-    test.skip(true, `not applicable: ${refused}; the contract does not guarantee it, so a refusal of the variant would prove nothing`);
-  }
-  if (guaranteedBy !== 'not guaranteed' && control.status !== 429) {
+  // A 429 refuses nothing in particular: only the check is lost, no rule is broken.
+  if (control.status !== 429) {
+    if (guaranteedBy === 'not guaranteed') {
+      test.skip(true, `not applicable: ${refused}; the contract does not guarantee it, so a refusal of the variant would prove nothing`);
+    }
     test.info().annotations.push({ type: ANNOTATION.violation, description: `${guaranteedBy} ${what} answered ${answer(control)}` });
   }
   inconclusive(`${refused}: a refusal of the variant would prove nothing`);
