@@ -8,7 +8,7 @@ const config = suiteConfig();
 // may run. The reference server runs one per worker and replay has no clock, so they keep both workers.
 const sharedClock = config.mode !== 'replay' && config.target?.testClockUrl !== undefined;
 
-export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | undefined }>({
+export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | undefined; style: string | undefined }>({
   testDir: 'specs',
   globalSetup: './src/global-setup.ts',
   outputDir: `${config.reportsDir}/test-results`,
@@ -43,14 +43,14 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
   ],
   projects: config.mutation
     ? // npm run mutation: one project per fault (and the baseline), so that one runner serves them all.
-      config.mutation.projects.map(({ name, rule }) => ({
+      config.mutation.projects.map(({ name, rule, fault, style }) => ({
         name,
         fullyParallel: false,
         grep: rule === undefined ? undefined : testsOfRule(rule),
-        use: { fault: name === 'baseline' ? undefined : name },
+        use: { fault, style },
       }))
     : [
-        { name: 'conformance', use: { fault: config.reference?.fault } },
+        { name: 'conformance', use: { fault: config.reference?.fault, style: config.reference?.style } },
         ...(config.slow
           ? [{ name: 'slow', testMatch: /\.clock\.spec\.ts$/, fullyParallel: false, timeout: 3 * 3600_000, use: { timeTravel: 'wait' as const } }]
           : []),

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Context } from './context.ts';
-import { forbidden, unauthorized } from './errors.ts';
+import { ApiError, forbidden, unauthorized } from './errors.ts';
 import type { Token } from './world.ts';
 
 const BEARER = /^Bearer +(\S+)$/i;
@@ -22,7 +22,7 @@ export function authenticate(request: FastifyRequest, ctx: Context): Token {
 
 /** A Sub-Account token of this location (or an Agency token of its company) holding the scope. */
 export function authorize(token: Token, ctx: Context, locationId: string, scope: string): void {
-  if (!token.scopes.includes(scope)) throw forbidden(`the token lacks the scope ${scope}`);
+  if (!token.scopes.includes(scope)) throw new ApiError(403, 'missing_scope', `the token lacks the scope ${scope}`);
   if (ctx.policy.anyLocationFor.has(scope)) return;
   const location = ctx.world.location(locationId);
   const owns = token.owner === 'location' ? token.locationId === locationId : location?.companyId === token.companyId;

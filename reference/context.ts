@@ -22,8 +22,10 @@ export interface Context {
   readonly world: World;
   readonly files: FileStore;
   readonly sessions: Map<string, Session>;
-  /** The contract's, or the switched-on fault's. */
+  /** The contract's in the server's style, with the switched-on fault's changes. */
   readonly policy: Policy;
+  /** The origin serving files, when the style gives them one of their own (policy.filesOrigin `assets`). */
+  readonly filesOrigin?: string;
 }
 
 export type VersionPolicy = 'required' | 'with-token';

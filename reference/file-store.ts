@@ -11,7 +11,11 @@ export interface Blob {
   readonly path: string;
   readonly size: number;
   readonly sha256: string;
+  /** The first HEAD_BYTES bytes, for a check of the type's signature. */
+  readonly head: Buffer;
 }
+
+const HEAD_BYTES = 64;
 
 export interface StoredFile extends Blob {
   readonly id: string;
@@ -40,9 +44,11 @@ export class FileStore {
     const path = join(this.dir, blobName);
     const hash = createHash('sha256');
     let size = 0;
+    let head = Buffer.alloc(0);
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         hash.update(chunk);
+        if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
         size += chunk.length;
         done(null, chunk);
       },
@@ -56,7 +62,7 @@ export class FileStore {
       await rm(path, { force: true });
       throw error;
     }
-    return { path, size, sha256: hash.digest('hex') };
+    return { path, size, sha256: hash.digest('hex'), head };
   }
 
   async discard(blobs: readonly Blob[]): Promise<void> {

@@ -10,7 +10,11 @@ export class Ids {
   /** Key of download-URL signatures. */
   readonly signingKey: Buffer;
 
-  constructor(seed?: string) {
+  constructor(
+    seed: string | undefined,
+    /** How a value looks, from its kind, a hex digest and a length (the style's choice). */
+    private readonly format: (kind: string, hex: string, length: number) => string,
+  ) {
     this.#key = seed === undefined ? randomBytes(32) : createHmac('sha256', 'reference-server').update(seed).digest();
     this.signingKey = createHmac('sha256', this.#key).update('signing-key').digest();
   }
@@ -20,7 +24,7 @@ export class Ids {
     const count = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, count);
     const digest = createHmac('sha256', this.#key).update(`${kind}:${count}`).digest('hex');
-    return `${kind}-${digest.slice(0, length)}`;
+    return this.format(kind, digest, length);
   }
 
   /** Counting starts again: a seeded server hands out the same values once more. */

@@ -3,7 +3,7 @@ import { atAddress, environmentOf, worldOf } from '../src/config.ts';
 import { redactUrl } from '../src/redact.ts';
 import { loadServerConfig, type ServerConfig } from './config.ts';
 import { TEST_CLOCK_PATH } from './plugins/test-clock.ts';
-import { buildServer } from './server.ts';
+import { listenReference } from './listen.ts';
 
 let config: ServerConfig;
 try {
@@ -12,29 +12,33 @@ try {
   console.error((error as Error).message);
   process.exit(2);
 }
-const app = await buildServer({
-  seed: config.seed,
-  testClock: config.testClock,
-  fault: config.fault,
-  seedData: config.seedData,
-  throttle: config.throttle,
-  logger: {
-    level: config.logLevel,
-    // Signed URLs carry their signature in the query: logs show it redacted.
-    serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }) },
+const { address, filesOrigin, close } = await listenReference(
+  {
+    seed: config.seed,
+    testClock: config.testClock,
+    style: config.style,
+    fault: config.fault,
+    seedData: config.seedData,
+    throttle: config.throttle,
+    logger: {
+      level: config.logLevel,
+      // Signed URLs carry their signature in the query: logs show it redacted.
+      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }) },
+    },
   },
-});
-const address = await app.listen({ host: '127.0.0.1', port: config.port });
+  { host: '127.0.0.1', port: config.port },
+);
 
 const target = atAddress(worldOf(config.seedData), address, config.testClock ? TEST_CLOCK_PATH : undefined);
 const lines = environmentOf(target).map(([name, value]) => `${name}=${value}`);
+const files = filesOrigin === undefined ? '' : `, files on ${filesOrigin}`;
 process.stdout.write(
-  `# Reference server on ${address} (seed ${config.seed ?? 'random'}, test clock ${config.testClock ? 'on' : 'off'}, fault ${config.fault ?? 'none'}).\n` +
+  `# Reference server on ${address}${files} (style ${config.style}, seed ${config.seed ?? 'random'}, test clock ${config.testClock ? 'on' : 'off'}, fault ${config.fault ?? 'none'}).\n` +
     `# These are the simulator's own local credentials. Point the suite here with:\n${lines.join('\n')}\n`,
 );
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void app.close().then(() => process.exit(0));
+    void close().then(() => process.exit(0));
   });
 }

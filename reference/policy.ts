@@ -13,10 +13,36 @@ import {
   SECURE_PATH_PREFIX,
   SECURE_PUBLIC_WINDOW_SECONDS,
 } from '../src/contract.ts';
+import type { ApiError } from './errors.ts';
 import type { StoredFile } from './file-store.ts';
 import { contentTypeOf } from './mime.ts';
 
 export interface Policy {
+  // Choices the contract leaves open, where the styles of style.ts differ (faults leave them alone)
+  /** The status, content type and body a refusal is answered with. */
+  readonly refusal: (error: ApiError) => Refusal;
+  /** A 429 of the THROTTLE option carries Retry-After. */
+  readonly retryAfter: boolean;
+  /** How identifiers, slugs and issued tokens look, from a kind, a hex digest and a length. */
+  readonly idFormat: (kind: string, hex: string, length: number) => string;
+  /** uploadedFiles (§2.2: inner structure not shown) from the stored files and their URLs. */
+  readonly uploadedFiles: (files: readonly UploadedFile[]) => Record<string, unknown>;
+  /** Fields the upload and execution answers carry beyond the documented ones. */
+  readonly extraFields: (ids: { next(kind: string): string }) => Record<string, unknown>;
+  /** Files are served by the API's own origin, or by an origin of their own (storage, a CDN). */
+  readonly filesOrigin: 'api' | 'assets';
+  /** The path of a permanent URL, before `{id}/{name}`. */
+  readonly permanentPrefix: string;
+  /** GET /files/d/{slug} hands over the signed URL as a redirect, or in a JSON body. */
+  readonly signedUrlDelivery: 'redirect' | 'json';
+  /** The form of a signed download URL: `/files/signed/{slug}?expires&signature`, or a CDN's `?Expires&KeyName&Signature`. */
+  readonly signedUrlForm: 'plain' | 'cdn';
+  readonly signedUrlSeconds: number;
+  /** Values of the execution answer's open fields (type, nextExpectedInput, executionStatus, the arrays' items). */
+  readonly executionValues: (reply: string) => Record<string, unknown>;
+  /** An uploaded file's leading bytes must match its extension, for the types that have a signature. */
+  readonly checkLeadingBytes: boolean;
+
   // Upload limits and fields
   readonly requireFile: boolean;
   readonly maxFiles: number;
@@ -142,10 +168,40 @@ export interface Policy {
   readonly locationTokenFor: (requested: string, companyLocations: readonly string[]) => string;
 }
 
+/** What a client receives for a refusal. */
+export interface Refusal {
+  readonly status: number;
+  readonly type: string;
+  readonly body: string | Record<string, unknown>;
+}
+
+export interface UploadedFile {
+  readonly file: StoredFile;
+  readonly url: string;
+}
+
 /** A token (a continuation may take its session's), the message, the agent's location, the agent's status. */
 export type AgentCheck = 'token' | 'message' | 'agent-location' | 'active';
 
 export const DEFAULT_POLICY: Policy = {
+  refusal: (error) => ({ status: error.statusCode, type: 'application/json; charset=utf-8', body: { statusCode: error.statusCode, error: error.code, message: error.message } }),
+  retryAfter: true,
+  idFormat: (kind, hex, length) => `${kind}-${hex.slice(0, length)}`,
+  // Keyed by file name; a second file of the same name becomes `name (2).ext`.
+  uploadedFiles: (files) => {
+    const byName: Record<string, string> = {};
+    for (const { file, url } of files) byName[uniqueKey(byName, file.fileName)] = url;
+    return byName;
+  },
+  extraFields: () => ({}),
+  filesOrigin: 'api',
+  permanentPrefix: '/files/p/',
+  signedUrlDelivery: 'redirect',
+  signedUrlForm: 'plain',
+  signedUrlSeconds: 300,
+  executionValues: () => ({ type: 'text', nextExpectedInput: 'text', executionStatus: 'completed', attachments: [], generativeOutputs: [] }),
+  checkLeadingBytes: false,
+
   requireFile: true,
   maxFiles: MAX_FILES_PER_UPLOAD,
   maxFileBytes: MAX_FILE_BYTES_BINARY,
@@ -224,3 +280,11 @@ export const DEFAULT_POLICY: Policy = {
   rotateRefreshTokens: true,
   locationTokenFor: (requested) => requested,
 };
+
+function uniqueKey(taken: Record<string, string>, fileName: string): string {
+  const dot = fileName.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [fileName.slice(0, dot), fileName.slice(dot)] : [fileName, ''];
+  let key = fileName;
+  for (let n = 2; key in taken; n++) key = `${stem} (${n})${ext}`;
+  return key;
+}

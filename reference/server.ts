@@ -1,9 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { API_VERSION } from '../src/contract.ts';
 import { ajv } from '../src/schemas.ts';
 import { type Clock, systemClock, TestClock } from './clock.ts';
 import type { Context, Session } from './context.ts';
-import { ApiError, badRequest } from './errors.ts';
+import { ApiError } from './errors.ts';
 import { FAULTS, type FaultName } from './faults.ts';
 import { FileStore } from './file-store.ts';
 import { Ids } from './ids.ts';
@@ -12,7 +12,8 @@ import { fileRoutes } from './plugins/files.ts';
 import { oauthRoutes } from './plugins/oauth.ts';
 import { testClockRoutes } from './plugins/test-clock.ts';
 import { uploadRoutes } from './plugins/upload.ts';
-import { DEFAULT_POLICY } from './policy.ts';
+import { DEFAULT_POLICY, type Refusal } from './policy.ts';
+import { STYLES, type StyleName } from './style.ts';
 import { loadSeed, type SeedData, World } from './world.ts';
 
 export interface ServerOptions {
@@ -20,8 +21,12 @@ export interface ServerOptions {
   seed?: string;
   /** Serve the test-clock protocol at /__test/clock and freeze time at `start` (epoch ms, default now). */
   testClock?: boolean | { start: number };
-  /** Break exactly one rule (FAULT). */
+  /** The choices where the contract is silent (STYLE): `default` or `alt` (style.ts). */
+  style?: StyleName;
+  /** Break exactly one rule (FAULT), in either style. */
   fault?: FaultName;
+  /** Where a style that serves files from an origin of their own has them: see listen.ts. */
+  filesOrigin?: string;
   /** The world: locations, conversations, contacts, agents, tokens. Default reference/seed.json. */
   seedData?: SeedData;
   logger?: FastifyServerOptions['logger'];
@@ -36,16 +41,23 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     ? new TestClock(typeof options.testClock === 'object' ? options.testClock.start : Date.now())
     : undefined;
   const clock: Clock = testClock ?? systemClock;
+  const policy = { ...DEFAULT_POLICY, ...STYLES[options.style ?? 'default'], ...FAULTS.find((entry) => entry.name === options.fault)?.policy };
+  if (policy.filesOrigin === 'assets' && options.filesOrigin === undefined) {
+    throw new Error(`the ${options.style} style serves files from an origin of their own: start it with listenReference() (listen.ts), or pass filesOrigin`);
+  }
   const files = await FileStore.create();
   const ctx: Context = {
     clock,
     testClock,
-    ids: new Ids(options.seed),
+    ids: new Ids(options.seed, policy.idFormat),
     world: new World(options.seedData ?? loadSeed()),
     files,
     sessions: new Map<string, Session>(),
-    policy: { ...DEFAULT_POLICY, ...FAULTS.find((entry) => entry.name === options.fault)?.policy },
+    policy,
+    filesOrigin: policy.filesOrigin === 'assets' ? options.filesOrigin : undefined,
   };
+  const send = (reply: FastifyReply, refusal: Refusal) =>
+    reply.code(refusal.status).type(refusal.type).send(typeof refusal.body === 'string' ? refusal.body : JSON.stringify(refusal.body));
 
   const timeout = options.requestTimeoutMs ?? 60_000;
   const app = Fastify({
@@ -77,11 +89,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
       const now = Date.now();
       while (arrivals.length > 0 && arrivals[0] <= now - windowMs) arrivals.shift();
       if (arrivals.length >= max) {
-        const retryAfter = Math.max(1, Math.ceil((arrivals[0] + windowMs - now) / 1000));
-        return reply
-          .code(status)
-          .header('retry-after', String(retryAfter))
-          .send({ statusCode: status, error: status === 429 ? 'too_many_requests' : 'unavailable', message: `more than ${max} requests in ${windowMs} ms` });
+        if (ctx.policy.retryAfter) reply.header('retry-after', String(Math.max(1, Math.ceil((arrivals[0] + windowMs - now) / 1000))));
+        return send(reply, ctx.policy.refusal(new ApiError(status, status === 429 ? 'too_many_requests' : 'unavailable', `more than ${max} requests in ${windowMs} ms`)));
       }
       arrivals.push(now);
     });
@@ -92,9 +101,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     if (versioned === undefined || (versioned === 'with-token' && request.headers.authorization === undefined)) return;
     const version = request.headers.version;
     if (version === undefined) {
-      if (ctx.policy.requireVersion) throw badRequest(`the Version header is required; send Version: ${API_VERSION}`);
+      if (ctx.policy.requireVersion) throw new ApiError(400, 'version_required', `the Version header is required; send Version: ${API_VERSION}`);
     } else if (version !== API_VERSION && !ctx.policy.acceptAnyVersion) {
-      throw badRequest(`unknown API version ${String(version)}; the published version is ${API_VERSION}`);
+      throw new ApiError(400, 'unknown_version', `unknown API version ${String(version)}; the published version is ${API_VERSION}`);
     }
   });
   // The Date header follows the server's clock, so a suite without the test clock can still read it.
@@ -103,19 +112,16 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
-    if (error instanceof ApiError) {
-      return reply.code(error.statusCode).send({ statusCode: error.statusCode, error: error.code, message: error.message });
-    }
+    if (error instanceof ApiError) return send(reply, ctx.policy.refusal(error));
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return reply.code(status).send({ statusCode: status, error: error.code ?? 'bad_request', message: error.message });
+      const code = error.code === 'FST_ERR_VALIDATION' ? 'invalid_body' : (error.code ?? 'bad_request');
+      return send(reply, ctx.policy.refusal(new ApiError(status, code, error.message)));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ statusCode: 500, error: 'internal', message: 'internal server error' });
+    return send(reply, ctx.policy.refusal(new ApiError(500, 'internal', 'internal server error')));
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ statusCode: 404, error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }),
-  );
+  app.setNotFoundHandler((request, reply) => send(reply, ctx.policy.refusal(new ApiError(404, 'no_route', `no route ${request.method} ${request.url.split('?')[0]}`))));
 
   await app.register(uploadRoutes, { ctx });
   await app.register(fileRoutes, { ctx });

@@ -8,10 +8,10 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { faultCatalogue, type Fault } from '../reference/faults.ts';
+import { faultCatalogue, type Fault, type FaultName } from '../reference/faults.ts';
 import { type MutationProject, mutationConfig, SETTINGS } from '../src/config.ts';
 import type { ConformanceReport } from '../src/conformance-reporter.ts';
-import type { Level } from '../src/rules.ts';
+import type { Level, RuleId } from '../src/rules.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'reports', 'mutation');
@@ -22,6 +22,35 @@ interface Run {
   name: string;
   seconds: number;
   report: ConformanceReport;
+}
+
+const STYLES = ['default', 'alt'] as const;
+const baselineOf = (style: (typeof STYLES)[number]) => (style === 'default' ? 'baseline' : `baseline-${style}`);
+
+/**
+ * The faults also run against the alt style: those whose detection goes through what the styles choose differently
+ * (URLs on another origin and their discovery, the signed URL's delivery and form, the answer's shape, identifiers).
+ */
+const ALT_SAMPLE: readonly FaultName[] = [
+  'upload-urls-of-first-file',
+  'upload-missing-url',
+  'upload-ext-first-file-only',
+  'secure-first-file-only',
+  'secure-window-5-seconds-long',
+  'signed-url-anonymous',
+  'signed-scope-unchecked',
+  'signed-never-expires',
+  'signed-not-bound',
+  'signed-unverified',
+  'session-interaction-counted',
+  'tenant-files-unchecked',
+];
+
+interface Trial {
+  /** The fault's name, `@alt` added in the alt style. */
+  name: string;
+  fault: Fault;
+  style: (typeof STYLES)[number];
 }
 
 export type Outcome = 'killed' | 'survived' | 'caught by other rules only';
@@ -83,23 +112,35 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`not in reference/faults.ts: ${unknown.join(', ')}`);
   const faults = faultCatalogue().filter((fault) => named.length === 0 || named.includes(fault.name));
   const limit = Math.max(1, availableParallelism());
-  const baseline = (await runProjects('baseline', [{ name: 'baseline' }], limit)).get('baseline') as Run;
+  // Both styles' baselines: a correct server of either style passes, and every rule gets one verdict in both.
+  const baselines = await runProjects('baseline', STYLES.map((style) => ({ name: baselineOf(style), style })), limit);
+  const baseline = baselines.get(baselineOf('default')) as Run;
+  const trials: Trial[] = [
+    ...faults.map((fault) => ({ name: fault.name, fault, style: 'default' as const })),
+    ...faults.filter((fault) => ALT_SAMPLE.includes(fault.name as FaultName)).map((fault) => ({ name: `${fault.name}@alt`, fault, style: 'alt' as const })),
+  ];
+  const project = (trial: Trial, rule?: RuleId): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style, rule });
+  const judged = (trial: Trial, runs: Map<string, Run>) => ({ ...judge(trial.fault, runs.get(trial.name) as Run, baselines.get(baselineOf(trial.style)) as Run), fault: trial.name });
   // A fault's cost grows with the tests of its rule: the dearest go first.
   const testsOf = (fault: Fault) => baseline.report.rules.find((r) => r.id === fault.rule)?.tests.length ?? 0;
-  const order = [...faults].sort((a, b) => testsOf(b) - testsOf(a));
-  const own = await runProjects('own-rule', order.map((fault) => ({ name: fault.name, rule: fault.rule })), limit);
-  const first = faults.map((fault) => judge(fault, own.get(fault.name) as Run, baseline));
+  const order = [...trials].sort((a, b) => testsOf(b.fault) - testsOf(a.fault));
+  const own = await runProjects('own-rule', order.map((trial) => project(trial, trial.fault.rule)), limit);
+  const first = trials.map((trial) => judged(trial, own));
   // Rarely needed, so dear: what every other test makes of a fault its own rule missed.
-  const missed = faults.filter((_, i) => first[i].outcome !== 'killed');
-  const all = missed.length > 0 ? await runProjects('all-tests', missed.map((fault) => ({ name: fault.name })), limit) : new Map<string, Run>();
-  const results = faults.map((fault, i) => (all.has(fault.name) ? judge(fault, all.get(fault.name) as Run, baseline) : first[i]));
+  const missed = trials.filter((_, i) => first[i].outcome !== 'killed');
+  const all = missed.length > 0 ? await runProjects('all-tests', missed.map((trial) => project(trial)), limit) : new Map<string, Run>();
+  const results = trials.map((trial, i) => (all.has(trial.name) ? judged(trial, all) : first[i]));
   const totalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
-  const baselineMust = baseline.report.rules.filter((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error')).map((r) => r.id);
+  const mustFailures = (run: Run) => run.report.rules.filter((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error')).map((r) => r.id);
+  const baselineMust = STYLES.flatMap((style) => mustFailures(baselines.get(baselineOf(style)) as Run).map((id) => (style === 'default' ? id : `${id} (${style} style)`)));
+  const altVerdict = new Map((baselines.get(baselineOf('alt')) as Run).report.rules.map((r) => [r.id, r.verdict]));
+  const styleDifferences = baseline.report.rules.filter((r) => altVerdict.get(r.id) !== r.verdict).map((r) => `${r.id}: ${r.verdict} in the default style, ${altVerdict.get(r.id)} in the alt style`);
   // A fault fails the run when it is a MUST fault that survives, or when only other rules catch it.
   const failedFaults = results.filter((r) => r.outcome === 'caught by other rules only' || (r.level === 'MUST' && r.outcome === 'survived'));
   const problems = [
     ...baselineMust.map((id) => `the baseline fails MUST rule ${id}`),
+    ...styleDifferences,
     ...failedFaults.map((r) =>
       r.outcome === 'survived' ? `MUST fault ${r.fault} survives` : `${r.fault} is caught only by ${r.failingRules.join(', ')}, not by ${r.rule}`,
     ),
@@ -111,7 +152,7 @@ async function main(): Promise<void> {
 
   writeFileSync(
     join(ROOT, 'reports', 'mutation.json'),
-    `${JSON.stringify({ totalSeconds, parallel: limit, baseline: { seconds: baseline.seconds, mustFailures: baselineMust }, faults: results, problems }, null, 2)}\n`,
+    `${JSON.stringify({ totalSeconds, parallel: limit, baseline: { seconds: baseline.seconds, mustFailures: baselineMust, styleDifferences }, faults: results, problems }, null, 2)}\n`,
   );
   const rows = results.map((r) => `| ${r.fault} | ${r.level} | ${r.rule} | ${r.outcome} | ${r.failingRules.join(', ') || '–'} | ${r.seconds.toFixed(1)} |`);
   writeFileSync(
@@ -119,7 +160,7 @@ async function main(): Promise<void> {
     [
       '# Mutation run: every fault of the reference server against the suite',
       '',
-      `${faults.length} faults and the baseline, ${limit} at a time, ${totalSeconds.toFixed(0)} s in all. Baseline: ${baselineMust.length} MUST failures, ${baseline.seconds.toFixed(1)} s.`,
+      `${faults.length} faults, ${trials.length - faults.length} of them also in the alt style (\`name@alt\`), and the baselines of both styles, ${limit} at a time, ${totalSeconds.toFixed(0)} s in all. Baselines: ${baselineMust.length} MUST failures, ${styleDifferences.length} rules judged differently by style.`,
       '',
       summary,
       '',

@@ -2,6 +2,7 @@
 // its target (given by the environment, recorded in the fixtures, or the reference server's world), frozen, and
 // passed down as a fixture. Only this module and reference/config.ts read process.env.
 import { config as loadDotenv } from 'dotenv';
+import { parseStyle } from '../reference/style.ts';
 import { loadSeed, type SeedData } from '../reference/world.ts';
 import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from './contract.ts';
 import { BASE_PLACEHOLDER, readRecordedTarget, REPLAY_BASE_URL } from './recording.ts';
@@ -55,6 +56,7 @@ export const SETTINGS = {
   locationTokenBody: { env: 'LOCATION_TOKEN_BODY', purpose: 'payload of POST /oauth/location-token, {companyId} and {locationId} filled in; a body starting with { is sent as JSON, any other form-encoded', default: 'companyId={companyId}&locationId={locationId}' },
   testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
+  style: { env: 'REFERENCE_STYLE', purpose: 'with REFERENCE_SERVER=1: default or alt, the choices the reference makes where the contract is silent (README)', default: 'default' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
   seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
   seedFile: { env: 'SEED_FILE', purpose: 'with REFERENCE_SERVER=1: the reference world, its tokens among it (default reference/seed.json)' },
@@ -100,6 +102,7 @@ export type Target = TargetWorld & {
 };
 
 export interface ReferenceSettings {
+  readonly style: string;
   readonly fault?: string;
   readonly seed: string;
   /** Epoch ms its test clock starts at; this machine's now when absent. */
@@ -134,6 +137,10 @@ export interface SuiteConfig {
 
 export interface MutationProject {
   readonly name: string;
+  /** The reference style of its servers; `default` when absent. */
+  readonly style?: string;
+  /** The fault of its servers; none for a baseline. */
+  readonly fault?: string;
   /** Run only the tests of this rule. */
   readonly rule?: RuleId;
 }
@@ -220,9 +227,14 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     const start = raw('referenceClockStart');
     if (start !== undefined && Number.isNaN(Date.parse(start))) problems.push(`REFERENCE_CLOCK_START=${start} is not an ISO-8601 instant`);
     try {
+      parseStyle(raw('style'), SETTINGS.style.env);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+    try {
       const seedFile = raw('seedFile');
       const world = worldOf(loadSeed(seedFile));
-      config = { ...config, reference: { fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start), seedFile, world } };
+      config = { ...config, reference: { style: raw('style') as string, fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start), seedFile, world } };
     } catch (error) {
       problems.push(`SEED_FILE: ${(error as Error).message}`);
     }
@@ -293,10 +305,10 @@ export function secretsOf(target: TargetWorld): string[] {
 }
 
 /** The target in words, without credentials: its origin, the reference server (with the project's fault), or the recordings. */
-export function describeTarget(config: SuiteConfig, fault = config.reference?.fault): string {
+export function describeTarget(config: SuiteConfig, fault = config.reference?.fault, style = config.reference?.style): string {
   if (config.mode === 'replay') return `recorded fixtures (${config.fixturesDir}/)`;
   if (config.target) return new URL(config.target.baseUrl).origin;
-  return `reference server per worker (seed ${config.reference?.seed}, fault ${fault ?? 'none'})`;
+  return `reference server per worker (style ${style}, seed ${config.reference?.seed}, fault ${fault ?? 'none'})`;
 }
 
 function isJson(text: string): boolean {

@@ -40,7 +40,8 @@ export default class ConformanceReporter implements Reporter {
   readonly #config: SuiteConfig | undefined;
   #unconfigured = '';
   /** The fault of each project's reference servers, as the tests used it. */
-  readonly #faults = new Map<string, string | undefined>();
+  /** The reference fault and style of each project. */
+  readonly #servers = new Map<string, { fault?: string; style?: string }>();
   /** Test time by project, in ms. */
   readonly #durations = new Map<string, number>();
   #serverTime: string | null = null;
@@ -86,7 +87,7 @@ export default class ConformanceReporter implements Reporter {
       : verdict === 'passed' ? notes(ANNOTATION.observation).join('; ')
       : firstLines(message) || noVerdict[0] || `the test ended ${result.status} without a message`;
     const project = this.#byProject ? (test.parent.project()?.name ?? '') : '';
-    this.#faults.set(project, (test.parent.project()?.use as { fault?: string } | undefined)?.fault);
+    this.#servers.set(project, (test.parent.project()?.use as { fault?: string; style?: string } | undefined) ?? {});
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
     const add = (id: string, outcome: Outcome) => rules.set(id, [...(rules.get(id) ?? []), outcome]);
@@ -126,7 +127,8 @@ export default class ConformanceReporter implements Reporter {
 
   #report(project: string): ConformanceReport {
     const rules = RULES.map((rule): RuleResult => {
-      const outcomes = this.#outcomes.get(project)?.get(rule.id) ?? [];
+      // In title order, not the order tests ended in: two runs of one server give one report.
+      const outcomes = [...(this.#outcomes.get(project)?.get(rule.id) ?? [])].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
       const pick = (v: Verdict) => outcomes.filter((o) => o.verdict === v);
       const verdict: Verdict =
         pick('failed').length > 0 ? 'failed'
@@ -143,7 +145,7 @@ export default class ConformanceReporter implements Reporter {
       };
     });
     const run = this.#config
-      ? { mode: this.#config.mode, target: describeTarget(this.#config, this.#faults.get(project)), apiVersion: this.#config.apiVersion }
+      ? { mode: this.#config.mode, target: describeTarget(this.#config, this.#servers.get(project)?.fault, this.#servers.get(project)?.style), apiVersion: this.#config.apiVersion }
       : { mode: 'unknown', target: this.#unconfigured, apiVersion: 'unknown' };
     return { ...run, serverTime: this.#serverTime, rules };
   }

@@ -20,11 +20,18 @@ export function absoluteUrls(value: unknown): string[] {
   return [...new Set(found)];
 }
 
-/** The URLs a reply offers: its JSON body at any depth, then its Location header. */
+/** Headers that hand a client a URL: a redirect's, the content's own, and RFC 8288 links. */
+const URL_HEADERS = ['location', 'content-location', 'link'];
+
+/** The URLs a reply offers: its JSON body at any depth, then those of its headers (relative ones resolved). */
 export function offeredUrls(reply: Reply): string[] {
-  const location = reply.headers.location;
-  const fromBody = absoluteUrls(reply.json());
-  return location ? [...fromBody, new URL(location, reply.url).href] : fromBody;
+  const fromHeaders = URL_HEADERS.flatMap((name) => {
+    const value = reply.headers[name];
+    if (value === undefined) return [];
+    const written = name === 'link' ? [...value.matchAll(/<([^>]+)>/g)].map((match) => match[1]) : [value.trim()];
+    return written.flatMap((url) => (URL.canParse(url, reply.url) ? [new URL(url, reply.url).href] : []));
+  });
+  return [...new Set([...absoluteUrls(reply.json()), ...fromHeaders])];
 }
 
 /** The slug of a secure attachment URL (`…/files/d/{slug}`), or undefined. */

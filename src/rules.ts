@@ -67,7 +67,7 @@ export const RULES = [
   // Permanent URLs of non-secure uploads
   { id: 'PERMANENT-URL-ANONYMOUS', level: 'MUST', area: 'Permanent URLs', section: '§4.1 rule 3', title: 'a non-secure upload URL serves the exact bytes with no headers', quote: 'Without the secure flag, the returned URL stays permanently accessible.' },
   { id: 'PERMANENT-URL-LASTS', level: 'MUST', area: 'Permanent URLs', section: '§4.1 rule 3', title: 'a non-secure upload URL still serves after the hour', quote: 'the returned URL stays permanently accessible' },
-  { id: 'SVG-NOT-RENDERED', level: 'SHOULD', area: 'Permanent URLs', section: '§8', title: 'an uploaded SVG is served so that a browser does not run it', quote: 'Images | JPG, JPEG, PNG, GIF, SVG, HEIC, AI' },
+  { id: 'SVG-NOT-RENDERED', level: 'SHOULD', area: 'Permanent URLs', section: '§8', title: "an uploaded SVG is served so that a browser does not run it in the API's origin", quote: 'Images | JPG, JPEG, PNG, GIF, SVG, HEIC, AI' },
   { id: 'FILE-NOSNIFF', level: 'INFO', area: 'Permanent URLs', section: '§8', title: 'whether served files carry X-Content-Type-Options nosniff is observed', quote: 'Allowed upload file types (by extension)' },
   { id: 'FILE-CONTENT-TYPE', level: 'INFO', area: 'Permanent URLs', section: '§8', title: 'the content type of served files is observed', quote: 'Allowed upload file types (by extension)' },
 

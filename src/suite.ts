@@ -51,10 +51,13 @@ interface TestFixtures {
 interface WorkerOptions {
   /** Project option: the fault of this project's reference servers (FAULT, or one per project in the mutation run). */
   fault: string | undefined;
+  /** Project option: the style of this project's reference servers (REFERENCE_STYLE, or per project in the mutation run). */
+  style: string | undefined;
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   fault: [undefined, { option: true, scope: 'worker' }],
+  style: [undefined, { option: true, scope: 'worker' }],
 
   timeTravel: ['test-clock', { option: true }],
 
@@ -62,20 +65,23 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
 
   // One reference server per worker when REFERENCE_SERVER=1, with its project's fault.
   referenceServer: [
-    async ({ config, fault }, use) => {
+    async ({ config, fault, style }, use) => {
       if (!config.reference) return use(undefined);
-      const [{ buildServer }, { parseFault }, { loadSeed }] = await Promise.all([
-        import('../reference/server.ts'),
+      const [{ listenReference }, { parseFault }, { parseStyle }, { loadSeed }] = await Promise.all([
+        import('../reference/listen.ts'),
         import('../reference/faults.ts'),
+        import('../reference/style.ts'),
         import('../reference/world.ts'),
       ]);
       const { seed, clockStart, seedFile } = config.reference;
-      const app = await buildServer({ seed, testClock: { start: clockStart ?? Date.now() }, fault: parseFault(fault), seedData: loadSeed(seedFile) });
-      await app.listen({ host: '127.0.0.1', port: 0 });
+      const server = await listenReference(
+        { seed, testClock: { start: clockStart ?? Date.now() }, style: parseStyle(style), fault: parseFault(fault), seedData: loadSeed(seedFile) },
+        { host: '127.0.0.1', port: 0 },
+      );
       try {
-        await use(app);
+        await use(server.app);
       } finally {
-        await app.close();
+        await server.close();
       }
     },
     { scope: 'worker' },
@@ -161,9 +167,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     }
   },
 
-  api: async ({ transport, target, config, fault, secrets }, use, testInfo) => {
+  api: async ({ transport, target, config, fault, style, secrets }, use, testInfo) => {
     await parameter('mode', config.mode);
-    await parameter('target', describeTarget(config, fault));
+    await parameter('target', describeTarget(config, fault, style));
     await parameter('API version', config.apiVersion);
     const evidence = new Evidence(() => secrets.values());
     const events = { onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }) };

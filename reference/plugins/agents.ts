@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context, Session } from '../context.ts';
-import { ApiError, badRequest, forbidden, notFound, refuseFields } from '../errors.ts';
+import { ApiError, badRequest, notFound, refuseFields } from '../errors.ts';
 import type { Policy } from '../policy.ts';
 import type { Token } from '../world.ts';
 
@@ -98,7 +98,7 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
   // The token must reach the agent's own location; the body's locationId is then judged by the agent rule.
   authorize(request.token as Token, ctx, agent.locationId, EXECUTE_SCOPE);
   if (agent.locationId !== locationId && !ctx.policy.skipsAgentCheck('agent-location', on)) {
-    throw forbidden(`agent ${agent.id} does not belong to location ${locationId}`);
+    throw new ApiError(403, 'agent_not_in_location', `agent ${agent.id} does not belong to location ${locationId}`);
   }
   if (agent.status !== 'active' && !ctx.policy.skipsAgentCheck('active', on)) {
     throw new ApiError(422, 'agent_inactive', `agent ${agent.id} is ${agent.status}, not active`);
@@ -114,18 +114,16 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
       : ctx.ids.next('int');
   session.lastInteractionId = interactionId;
 
+  const response = `Turn ${session.turns} with ${agent.name}: you said "${message}"`;
   const result: Record<string, unknown> = {
     success: ctx.policy.reportedSuccess,
     executionId: session.executionId,
     interactionId,
-    response: `Turn ${session.turns} with ${agent.name}: you said "${message}"`,
-    type: 'text',
-    nextExpectedInput: 'text',
+    response,
     goalCompletion: ctx.policy.goalCompletion,
-    executionStatus: 'completed',
     flowSwitch: false,
-    attachments: [],
-    generativeOutputs: [],
+    ...ctx.policy.executionValues(response),
+    ...ctx.policy.extraFields(ctx.ids),
   };
   if (!ctx.policy.sendGenerativeOutputs) delete result.generativeOutputs;
   return result;
@@ -136,7 +134,7 @@ function continueOrStart(executionId: string | undefined, agentId: string, token
   if (executionId === undefined && ctx.policy.requireExecutionId) throw badRequest('executionId is required');
   const known = executionId === undefined ? undefined : ctx.sessions.get(executionId);
   if (executionId !== undefined && known?.agentId !== agentId && ctx.policy.rejectUnknownSessions) {
-    throw notFound(`no session ${executionId} for agent ${agentId}`);
+    throw new ApiError(404, 'unknown_session', `no session ${executionId} for agent ${agentId}`);
   }
   if (known && known.agentId === agentId && ctx.policy.continueSessions) return known;
   const session: Session = {

@@ -3,16 +3,23 @@ import { timingSafeEqual } from 'node:crypto';
 import { FILES_READONLY_SCOPE, SECURE_PATH_PREFIX } from '../../src/contract.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
-import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
+import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
 import type { StoredFile } from '../file-store.ts';
 import { contentTypeOf } from '../mime.ts';
 
-/** How long a signed download URL serves. */
-export const SIGNED_URL_SECONDS = 300;
+/** The key a CDN-form signature names (KeyName): the reference has one. */
+const KEY_NAME = 'reference-key-1';
+
+type SignedQuery = Record<string, string | undefined>;
 
 export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+  const { permanentPrefix, secureUrlPrefix } = ctx.policy;
+  // With an origin of their own, file routes answer only there (a host constraint); the API call of §4.2 stays on the API's.
+  const filesHost = ctx.filesOrigin === undefined ? undefined : new URL(ctx.filesOrigin).host;
+  const onFilesOrigin = filesHost === undefined ? {} : { constraints: { host: filesHost } };
+
   // Permanent URL of a non-secure upload: anonymous, no headers needed.
-  app.get<{ Params: { id: string; name: string } }>('/files/p/:id/:name', async (request, reply) => {
+  app.get<{ Params: { id: string; name: string } }>(`${permanentPrefix}:id/:name`, onFilesOrigin, async (request, reply) => {
     const file = ctx.files.byId(request.params.id);
     if (!file || file.slug) throw notFound('no such file');
     if (ctx.policy.permanentUrlsNeedVersion && request.headers.version === undefined) throw badRequest('the Version header is required');
@@ -21,30 +28,45 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
   });
 
   // A secure attachment: anonymous within the public window; with a token, a signed download URL.
-  const { secureUrlPrefix } = ctx.policy;
-  app.get<{ Params: { slug: string } }>(`${secureUrlPrefix}:slug`, { config: { version: 'with-token' } }, async (request, reply) =>
-    request.headers.authorization === undefined ? servePublic(request, reply, ctx) : signedUrl(request, ctx),
+  app.get<{ Params: { slug: string } }>(`${secureUrlPrefix}:slug`, { ...onFilesOrigin, config: { version: 'with-token' } }, async (request, reply) =>
+    request.headers.authorization === undefined ? servePublic(request, reply, ctx) : signedUrl(request, reply, ctx),
   );
-  // The API call of §4.2 stays at /files/d/{slug} whatever the attachment URL looks like.
-  if (secureUrlPrefix !== SECURE_PATH_PREFIX) {
-    app.get<{ Params: { slug: string } }>(`${SECURE_PATH_PREFIX}:slug`, { config: { version: 'required' } }, async (request) => signedUrl(request, ctx));
+  // The API call of §4.2 stays at /files/d/{slug} on the API's origin, whatever and wherever the attachment URL is.
+  if (secureUrlPrefix !== SECURE_PATH_PREFIX || filesHost !== undefined) {
+    app.get<{ Params: { slug: string } }>(`${SECURE_PATH_PREFIX}:slug`, { config: { version: 'required' } }, async (request, reply) => signedUrl(request, reply, ctx));
   }
 
-  app.get<{ Params: { slug: string }; Querystring: { expires?: string; signature?: string } }>(
-    '/files/signed/:slug',
-    async (request, reply) => {
-      const { slug } = request.params;
-      const { expires = '', signature = '' } = request.query;
-      const file = ctx.files.bySlug(slug);
-      if (!file) throw notFound('no such file');
-      const expected = ctx.ids.sign(signedText(slug, expires, ctx));
-      if (ctx.policy.verifySignature && !safeEqual(signature, expected)) throw forbidden('invalid signature');
-      const expired = !/^\d+$/.test(expires) || Number(expires) * 1000 <= ctx.clock.now();
-      if (expired && ctx.policy.signedUrlsExpire) throw forbidden('this download URL has expired');
-      return serve(reply, file, ctx, ctx.policy.signedDownloadRange(file));
-    },
-  );
+  const form = SIGNED_FORMS[ctx.policy.signedUrlForm];
+  app.get<{ Params: { slug: string }; Querystring: SignedQuery }>(form.route, onFilesOrigin, async (request, reply) => {
+    const { slug } = request.params;
+    const expires = request.query[form.expires] ?? '';
+    const file = ctx.files.bySlug(slug);
+    if (!file) throw notFound('no such file');
+    const expected = ctx.ids.sign(signedText(slug, expires, ctx));
+    if (ctx.policy.verifySignature && !safeEqual(request.query[form.signature] ?? '', expected)) throw forbidden('invalid signature');
+    const expired = !/^\d+$/.test(expires) || Number(expires) * 1000 <= ctx.clock.now();
+    if (expired && ctx.policy.signedUrlsExpire) throw new ApiError(403, 'url_expired', 'this download URL has expired');
+    return serve(reply, file, ctx, ctx.policy.signedDownloadRange(file));
+  });
 }
+
+/** Each form of a signed URL: its route, how a URL of a file is written, and the names of its query parameters. */
+const SIGNED_FORMS = {
+  plain: {
+    route: '/files/signed/:slug',
+    expires: 'expires',
+    signature: 'signature',
+    url: (base: string, file: StoredFile, expires: string, signature: string) => `${base}/files/signed/${file.slug}?expires=${expires}&signature=${signature}`,
+  },
+  // A CDN's signed URL (Google Cloud CDN's form), naming the file in its path.
+  cdn: {
+    route: '/cdn/:slug/:name',
+    expires: 'Expires',
+    signature: 'Signature',
+    url: (base: string, file: StoredFile, expires: string, signature: string) =>
+      `${base}/cdn/${file.slug}/${encodeURIComponent(file.fileName)}?Expires=${expires}&KeyName=${KEY_NAME}&Signature=${signature}`,
+  },
+} as const;
 
 async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply, ctx: Context) {
   const file = ctx.files.bySlug(request.params.slug);
@@ -53,8 +75,8 @@ async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>
   const until = file.uploadedAt + publicWindowMs;
   const now = ctx.clock.now();
   if (now >= until && now < until + privateForMs && !publicAfterWindow(request)) {
-    if (anonymousSignedUrls) return signedUrlOf(file, request, ctx);
-    throw unauthorized(
+    if (anonymousSignedUrls) return signedUrlOf(file, request, reply, ctx);
+    throw new ApiError(401, 'private_attachment', 
       `this secure attachment is private since ${new Date(until).toISOString()}; ` +
         `GET /files/d/{slug} with a ${FILES_READONLY_SCOPE} token gives a signed download URL`,
     );
@@ -63,7 +85,7 @@ async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>
 }
 
 /** §4.2: a short-lived signed download URL for a token holding files.readonly. */
-async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, ctx: Context) {
+async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply, ctx: Context) {
   const token = authenticate(request, ctx);
   if (!ctx.policy.issueSignedUrls) throw forbidden(`the token lacks the scope ${FILES_READONLY_SCOPE}`);
   const { slug } = request.params;
@@ -74,17 +96,17 @@ async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, 
   }
   if (ctx.policy.signedUrlChecksAccess) authorize(token, ctx, file.locationId, FILES_READONLY_SCOPE);
   if (ctx.clock.now() >= file.uploadedAt + ctx.policy.signedUrlMaxAgeMs) throw forbidden('this file is too old to download');
-  return signedUrlOf(file, request, ctx);
+  return signedUrlOf(file, request, reply, ctx);
 }
 
-/** The answer of §4.2: a signed URL for the file, with what the platform sends beside it. */
-function signedUrlOf(file: StoredFile, request: FastifyRequest, ctx: Context) {
-  const slug = file.slug as string;
-  const expires = String(Math.floor(ctx.clock.now() / 1000) + SIGNED_URL_SECONDS);
-  const signature = ctx.ids.sign(signedText(slug, expires, ctx));
-  const base = `${request.protocol}://${request.host}`;
+/** The answer of §4.2 (shape not shown): a redirect to the signed URL, or the platform's JSON around it. */
+function signedUrlOf(file: StoredFile, request: FastifyRequest, reply: FastifyReply, ctx: Context) {
+  const expires = String(Math.floor(ctx.clock.now() / 1000) + ctx.policy.signedUrlSeconds);
+  const signature = ctx.ids.sign(signedText(file.slug as string, expires, ctx));
+  const url = SIGNED_FORMS[ctx.policy.signedUrlForm].url(ctx.filesOrigin ?? `${request.protocol}://${request.host}`, file, expires, signature);
+  if (ctx.policy.signedUrlDelivery === 'redirect') return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
   return {
-    url: `${base}/files/signed/${slug}?expires=${expires}&signature=${signature}`,
+    url,
     asset_id: file.id,
     content_type: contentTypeOf(file.extension),
     filename: file.fileName,

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../auth.ts';
 import type { Context } from '../context.ts';
-import { ApiError, forbidden } from '../errors.ts';
+import { forbidden, OAuthError } from '../errors.ts';
 import type { Grant, Owner } from '../world.ts';
 
 const ACCESS_TOKEN_SECONDS = 86_399;
 
 type Form = Record<string, unknown>;
 
-const oauthError = (statusCode: number, error: string, description: string) => new ApiError(statusCode, error, description);
+const oauthError = (statusCode: number, error: string, description: string) => new OAuthError(statusCode, error, description);
 
 /** §4.4: POST /oauth/token (authorization code or refresh token) and POST /oauth/location-token. */
 export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {

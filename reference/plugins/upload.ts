@@ -5,8 +5,9 @@ import { FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract.ts';
 import { describeErrors, validatorFor } from '../../src/schemas.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
-import { ApiError, badRequest, notFound, refuseFields } from '../errors.ts';
+import { ApiError, badRequest, invalidBody, refuseFields } from '../errors.ts';
 import type { Blob, StoredFile } from '../file-store.ts';
+import { leadingBytesMatch } from '../magic.ts';
 
 export const UPLOAD_SCOPE = 'conversations/message.write';
 const MIB = 1024 * 1024;
@@ -47,17 +48,14 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
       if (token) authorize(token, ctx, fields.locationId, UPLOAD_SCOPE);
       const conversation = checkTarget(fields, ctx);
       const secure = isSecure(fields, conversation?.channel, ctx);
-      const base = `${request.protocol}://${request.host}`;
-      const urls = received.files.map((file, index) => {
-        const stored = record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), ctx);
-        return stored.slug ? `${base}${ctx.policy.secureUrlPrefix}${stored.slug}` : `${base}/files/p/${stored.id}/${encodeURIComponent(stored.fileName)}`;
-      });
-      const uploadedFiles: Record<string, string> = {};
-      for (const [index, file] of received.files.entries()) {
-        uploadedFiles[uniqueKey(uploadedFiles, file.fileName)] = urls[ctx.policy.urlOfFile === 'own' ? index : 0];
-      }
-      if (!ctx.policy.listEveryFile) delete uploadedFiles[Object.keys(uploadedFiles).at(-1) ?? ''];
-      const body = { [ctx.policy.uploadResponseKey]: uploadedFiles };
+      const base = ctx.filesOrigin ?? `${request.protocol}://${request.host}`;
+      const stored = received.files.map((file, index) => record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), ctx));
+      const urls = stored.map((file) =>
+        file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${encodeURIComponent(file.fileName)}`,
+      );
+      const listed = stored.map((file, index) => ({ file, url: urls[ctx.policy.urlOfFile === 'own' ? index : 0] }));
+      if (!ctx.policy.listEveryFile) listed.pop();
+      const body = { [ctx.policy.uploadResponseKey]: ctx.policy.uploadedFiles(listed), ...ctx.policy.extraFields(ctx.ids) };
       if (ctx.policy.uploadResponseType === 'text') return reply.type('text/plain').send(JSON.stringify(body));
       return body;
     } catch (error) {
@@ -97,6 +95,9 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
       }
       const blob = await ctx.files.write(ctx.ids.next('blob'), part.file);
       received.files.push({ blob, fileName: part.filename, extension });
+      if (ctx.policy.checkLeadingBytes && index < ctx.policy.typeCheckedFiles && !leadingBytesMatch(extension, blob.head)) {
+        throw new ApiError(415, 'file_content_mismatch', `the content of ${part.filename} is not a .${extension} file`);
+      }
       if (part.file.truncated && index < ctx.policy.sizeCheckedFiles) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
       const total = received.files.reduce((sum, f) => sum + f.blob.size, 0);
       if (total > maxUploadBytes) throw new ApiError(413, 'upload_too_large', `the upload is over ${maxUploadBytes / MIB} MiB in total`);
@@ -212,7 +213,7 @@ function formFields(raw: Record<string, string[]>, ctx: Context, tokenLocation: 
     fields.contactId = ctx.world.seed.contacts.find((c) => c.locationId === location)?.id;
   }
   refuseFields(fields, ctx.policy.refusedFields);
-  if (!validateFields(fields)) throw badRequest(`invalid upload fields: ${describeErrors(validateFields.errors)}`);
+  if (!validateFields(fields)) throw invalidBody(`invalid upload fields: ${describeErrors(validateFields.errors)}`);
   return fields as unknown as UploadFields;
 }
 
@@ -221,10 +222,10 @@ function checkTarget(fields: UploadFields, ctx: Context) {
   if (fields.conversationId === undefined && !ctx.policy.acceptContactOnly) throw badRequest('conversationId is required');
   const conversation = fields.conversationId === undefined ? undefined : ctx.world.conversation(fields.conversationId);
   if (fields.conversationId !== undefined && conversation?.locationId !== fields.locationId) {
-    throw notFound(`conversation ${fields.conversationId} is not in location ${fields.locationId}`);
+    throw new ApiError(422, 'unknown_target', `conversation ${fields.conversationId} is not in location ${fields.locationId}`);
   }
   if (fields.contactId !== undefined && ctx.world.contact(fields.contactId)?.locationId !== fields.locationId) {
-    throw notFound(`contact ${fields.contactId} is not in location ${fields.locationId}`);
+    throw new ApiError(422, 'unknown_target', `contact ${fields.contactId} is not in location ${fields.locationId}`);
   }
   return conversation;
 }
@@ -250,13 +251,4 @@ function record(file: ReceivedFile, locationId: string, secure: boolean, ctx: Co
   };
   ctx.files.add(stored);
   return stored;
-}
-
-/** Two files of one name keep both: the second key becomes `name (2).ext`. */
-function uniqueKey(taken: Record<string, string>, fileName: string): string {
-  const dot = fileName.lastIndexOf('.');
-  const [stem, ext] = dot > 0 ? [fileName.slice(0, dot), fileName.slice(dot)] : [fileName, ''];
-  let key = fileName;
-  for (let n = 2; key in taken; n++) key = `${stem} (${n})${ext}`;
-  return key;
 }

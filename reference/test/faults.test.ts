@@ -12,6 +12,7 @@ import {
   bytesOf,
   execute,
   fetchUrl,
+  offeredUrl,
   type FilePart,
   server,
   setClock,
@@ -49,7 +50,9 @@ async function signedUrl(app: FastifyInstance): Promise<{ url: string; slug: str
   const secure = await uploadedUrl(app, { fields: secureFields });
   const slug = secure.split('/').pop()!;
   const response = await fetchUrl(app, secure, apiHeaders(WORLD.tokens.filesReadonly));
-  return { url: absoluteUrls(response.json())[0], slug };
+  const url = offeredUrl(response);
+  if (url === undefined) throw new Error(`no signed URL: ${response.statusCode} ${response.body}`);
+  return { url, slug };
 }
 
 const signedStatus = (token: string, slug?: string, afterSeconds = 0): Probe => async (app) => {
@@ -125,8 +128,8 @@ const PROBES: Record<FaultName, Probe> = {
   'signed-url-anonymous': async (app) => {
     const url = await uploadedUrl(app, { fields: secureFields });
     await setClock(app, { advanceSeconds: 3601 });
-    const offered = absoluteUrls((await fetchUrl(app, url)).json());
-    return offered.length === 0 ? 'no URL' : (await fetchUrl(app, offered[0])).statusCode;
+    const offered = offeredUrl(await fetchUrl(app, url));
+    return offered === undefined ? 'no URL' : (await fetchUrl(app, offered)).statusCode;
   },
   'signed-scope-unchecked': signedStatus(WORLD.tokens.noFilesScope),
   'signed-scope-refused': signedStatus(WORLD.tokens.filesReadonly),

@@ -143,10 +143,17 @@ export async function uploadedUrl(app: FastifyInstance, options: UploadOptions =
   return url;
 }
 
-/** GET of an absolute URL the server handed out. */
+/** GET of an absolute URL the server handed out, on its host (a style may serve files from an origin of their own). */
 export function fetchUrl(app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  const { pathname, search } = new URL(url);
-  return app.inject({ method: 'GET', url: pathname + search, headers });
+  const { pathname, search, host } = new URL(url);
+  return app.inject({ method: 'GET', url: pathname + search, headers: { host, ...headers } });
+}
+
+/** The signed URL an answer of GET /files/d/{slug} hands over: its Location (the default style) or a URL of its JSON body. */
+export function offeredUrl(response: LightMyRequestResponse): string | undefined {
+  const location = response.headers.location;
+  if (typeof location === 'string') return location;
+  return /^application\/json/.test(String(response.headers['content-type'])) ? absoluteUrls(response.json())[0] : undefined;
 }
 
 export interface ExecuteOptions {

@@ -8,7 +8,7 @@ import { REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
 import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
 import { validatorFor } from '../../src/schemas.ts';
 import { buildServer } from '../server.ts';
-import { SIGNED_URL_SECONDS } from '../plugins/files.ts';
+import { DEFAULT_POLICY } from '../policy.ts';
 import {
   apiHeaders,
   bytesOf,
@@ -70,7 +70,7 @@ describe('upload', () => {
   });
 
   test('refuses a conversation of another location and a token of another location', async () => {
-    assert.equal((await upload(app(), { fields: validFields({ conversationId: 'conv-ref-foreign' }) })).statusCode, 404);
+    assert.equal((await upload(app(), { fields: validFields({ conversationId: 'conv-ref-foreign' }) })).statusCode, 422);
     assert.equal((await upload(app(), { fields: validFields({ locationId: WORLD.foreignLocationId }) })).statusCode, 403);
   });
 });
@@ -93,15 +93,14 @@ describe('secure attachments', () => {
     const url = await uploadedUrl(app(), { fields: secureFields, files: [{ name: 'a.png', bytes: photo }] });
     await setClock(app(), { advanceSeconds: 7200 });
     const response = await fetchUrl(app(), url, apiHeaders(WORLD.tokens.filesReadonly));
-    assert.equal(response.statusCode, 200);
-    const body = response.json();
-    assert.deepEqual(Object.keys(body).sort(), ['allow_download', 'asset_id', 'content_type', 'filename', 'size', 'url']);
-    const signed = await fetchUrl(app(), body.url);
+    assert.equal(response.statusCode, 302);
+    const location = String(response.headers.location);
+    const signed = await fetchUrl(app(), location);
     assert.equal(signed.statusCode, 200);
     assert.equal(sha256(signed.rawPayload), sha256(photo));
-    assert.equal((await fetchUrl(app(), body.url.replace(/signature=./, 'signature=A'))).statusCode, 403);
-    await setClock(app(), { advanceSeconds: SIGNED_URL_SECONDS });
-    assert.equal((await fetchUrl(app(), body.url)).statusCode, 403);
+    assert.equal((await fetchUrl(app(), location.replace(/signature=./, 'signature=A'))).statusCode, 403);
+    await setClock(app(), { advanceSeconds: DEFAULT_POLICY.signedUrlSeconds });
+    assert.equal((await fetchUrl(app(), location)).statusCode, 403);
   });
 
   test('refuse a token lacking the scope (403), an unknown token (401) and an unknown slug (404)', async () => {

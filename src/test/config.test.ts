@@ -203,7 +203,7 @@ describe('REFERENCE_SERVER=1', () => {
   test("needs no target variables: the target is the seed's world", () => {
     const config = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, NO_DOTENV);
     const { world, ...reference } = config.reference ?? assert.fail('no reference settings');
-    assert.deepEqual(reference, { fault: undefined, seed: '1', clockStart: undefined, seedFile: undefined });
+    assert.deepEqual(reference, { style: 'default', fault: undefined, seed: '1', clockStart: undefined, seedFile: undefined });
     assert.deepEqual(world, worldOf(loadSeed()));
     assert.equal(world.locationId, 'loc-ref-main');
     assert.equal(config.target, undefined);
@@ -213,6 +213,11 @@ describe('REFERENCE_SERVER=1', () => {
     const reference = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-six-files', SEED: '42' }, NO_DOTENV).reference;
     assert.equal(reference?.fault, 'upload-six-files');
     assert.equal(reference?.seed, '42');
+  });
+
+  test('carries REFERENCE_STYLE and names a style that does not exist', () => {
+    assert.equal(configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REFERENCE_STYLE: 'alt' }, NO_DOTENV).reference?.style, 'alt');
+    assert.match(problemsOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REFERENCE_STYLE: 'fancy' }), /REFERENCE_STYLE=fancy is not a reference style; known: default, alt/);
   });
 
   test('names a SEED_FILE that cannot be read', () => {

@@ -29,7 +29,7 @@ interface Run {
   /** Annotations added while the test ran (observe(), test.skip(), the clock fixture, the transport). */
   notes?: Annotation[];
   /** The project the test ran in, with its `fault` option. */
-  project?: { name: string; use: { fault?: string } };
+  project?: { name: string; use: { fault?: string; style?: string } };
 }
 
 let runs = 0;
@@ -270,7 +270,7 @@ describe('the JSON file', () => {
     assert.deepEqual(Object.keys(json), ['mode', 'target', 'apiVersion', 'serverTime', 'rules']);
     assert.equal(json.mode, 'live');
     assert.equal(json.apiVersion, 'v3');
-    assert.equal(json.target, 'reference server per worker (seed 7, fault upload-six-files)');
+    assert.equal(json.target, 'reference server per worker (style default, seed 7, fault upload-six-files)');
     assert.equal(json.serverTime, '2026-11-29T23:59:00.000Z', 'the first server time seen');
     assert.deepEqual(json.rules.map((r) => r.id), RULES.map((r) => r.id));
     for (const r of json.rules) assert.deepEqual(Object.keys(r), ['id', 'level', 'verdict', 'tests', 'detail']);
@@ -289,14 +289,16 @@ describe('the JSON file', () => {
 });
 
 describe('one report per project (the mutation run)', () => {
-  test("each project's report names the fault its servers ran with", async () => {
+  test("each project's report names the fault and style its servers ran with", async () => {
     const dir = join(DIR, `projects-${++files}`);
     const reporter = new ConformanceReporter({ outputFile: join(dir, 'conformance.json'), byProject: true, config: configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }) });
     end(reporter, { rule: 'UPLOAD-FILES-MAX', status: 'failed', error: FAILURE, project: { name: 'upload-six-files', use: { fault: 'upload-six-files' } } });
     end(reporter, { rule: 'UPLOAD-FILES-MAX', status: 'passed', project: { name: 'baseline', use: {} } });
+    end(reporter, { rule: 'UPLOAD-FILES-MAX', status: 'passed', project: { name: 'baseline-alt', use: { style: 'alt' } } });
     await reporter.onEnd({ status: 'failed', startTime: new Date(), duration: 1 } as FullResult);
     const read = (name: string) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as ConformanceReport;
-    assert.equal(read('upload-six-files').target, 'reference server per worker (seed 1, fault upload-six-files)');
-    assert.equal(read('baseline').target, 'reference server per worker (seed 1, fault none)');
+    assert.equal(read('upload-six-files').target, 'reference server per worker (style default, seed 1, fault upload-six-files)');
+    assert.equal(read('baseline').target, 'reference server per worker (style default, seed 1, fault none)');
+    assert.equal(read('baseline-alt').target, 'reference server per worker (style alt, seed 1, fault none)');
   });
 });
