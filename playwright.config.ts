@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { describeTarget, suiteConfig } from './src/config.ts';
+import { contractLink } from './src/contract-page.ts';
 import { testsOfRule } from './src/rules.ts';
 import type { TimeTravelMode } from './src/time-travel.ts';
 
@@ -25,13 +26,15 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     ['html', { outputFolder: `${config.reportsDir}/html`, open: 'never' }],
     ['junit', { outputFile: `${config.reportsDir}/junit.xml` }],
     ['blob', { outputDir: `${config.reportsDir}/blob` }],
+    // The contract's page the Playwright HTML report's links lead to (src/contract-page.ts).
+    ['./src/contract-page.ts', { outputDir: config.reportsDir }],
     [
       // Labels come from each test's annotations (see rule() in src/suite.ts); categories from allurerc.json.
       'allure-playwright',
       {
         resultsDir: `${config.reportsDir}/allure-results`,
         suiteTitle: true,
-        links: { tms: { nameTemplate: 'Contract %s', urlTemplate: '../../../shared/contract/platform-api.md#%s' } },
+        links: { tms: { nameTemplate: 'Contract %s', urlTemplate: (section: string) => contractLink(config.contractUrl, section) } },
         environmentInfo: {
           mode: config.mode,
           target: describeTarget(config),

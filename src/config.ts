@@ -1,10 +1,13 @@
 // The suite's one configuration object: read once per process (environment, then .env), validated, resolved with
 // its target (given by the environment, recorded in the fixtures, or the reference server's world), frozen, and
 // passed down as a fixture. Only this module and reference/config.ts read process.env.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { config as loadDotenv } from 'dotenv';
 import { parseStyle } from '../reference/style.ts';
 import { loadSeed, type SeedData } from '../reference/world.ts';
 import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from './contract.ts';
+import { CONTRACT_PAGE } from './contract-page.ts';
 import { BASE_PLACEHOLDER, readRecordedTarget, REPLAY_BASE_URL } from './recording.ts';
 import type { RuleId } from './rules.ts';
 
@@ -65,6 +68,7 @@ export const SETTINGS = {
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
   reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
+  contractUrl: { env: 'CONTRACT_URL', purpose: "optional: the contract's address the reports link to, each rule at its section; Allure links only http(s) addresses (default: the contract's page in REPORTS_DIR, a file:// URL)" },
   rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target, all workers together (the platform allows 100)', default: '50' },
   maxRetries: { env: 'MAX_RETRIES', purpose: 'retries of a 429 or 503 answer, each after its Retry-After (at most 60 s)', default: '3' },
   productionHosts: { env: 'PRODUCTION_HOSTS', purpose: 'comma-separated hosts the suite refuses to target unless ALLOW_PRODUCTION=1', default: 'services.leadconnectorhq.com' },
@@ -124,6 +128,8 @@ export interface SuiteConfig {
   readonly maxRetries: number;
   readonly fixturesDir: string;
   readonly reportsDir: string;
+  /** The address of the contract the reports link to, without a fragment (src/contract-page.ts). */
+  readonly contractUrl: string;
   /** Adds the slow project, which really waits out the one-hour window. */
   readonly slow: boolean;
   readonly ci: boolean;
@@ -149,14 +155,14 @@ export class ConfigError extends Error {}
 
 /**
  * The environment the configuration is read from: the process environment over `.env` (dotenv).
- * Blank values count as unset, so an empty variable (CI passes unset secrets as '') lets `.env` fill it.
+ * Blank values count as unset, in both: an empty variable (CI passes unset secrets as '') lets `.env` fill it, and
+ * an empty line of `.env` (each of .env.example's) leaves the default.
  */
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath: string | false = '.env'): Record<string, string> {
-  const merged = Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''),
-  );
+  const set = (vars: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(vars).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''));
+  const merged = set(env);
   if (dotenvPath !== false) loadDotenv({ path: dotenvPath, processEnv: merged, quiet: true });
-  return merged;
+  return set(merged);
 }
 
 let resolved: SuiteConfig | undefined;
@@ -192,6 +198,10 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
   if (!replacementPath.startsWith('/') || !replacementPath.includes('{agentId}')) {
     problems.push(`REPLACEMENT_EXECUTE_PATH=${replacementPath} must start with / and hold {agentId}`);
   }
+  const contractUrl = raw('contractUrl');
+  if (contractUrl !== undefined && (!URL.canParse(contractUrl) || contractUrl.includes('#'))) {
+    problems.push(`CONTRACT_URL=${contractUrl} is not an absolute address without a fragment (each link adds its section's)`);
+  }
   const locationTokenBody = raw('locationTokenBody') as string;
   if (!locationTokenBody.includes('{locationId}')) problems.push(`LOCATION_TOKEN_BODY=${locationTokenBody} must hold {locationId}`);
   if (locationTokenBody.trim().startsWith('{') && !isJson(locationTokenBody.replace(/\{(companyId|locationId)\}/g, 'id'))) {
@@ -208,6 +218,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     maxRetries,
     fixturesDir: raw('fixturesDir') as string,
     reportsDir: raw('reportsDir') as string,
+    contractUrl: contractUrl ?? pathToFileURL(resolve(raw('reportsDir') as string, CONTRACT_PAGE)).href,
     slow: raw('slow') === '1',
     ci: raw('ci') !== undefined,
   };

@@ -1,5 +1,32 @@
-// Facts stated by the contract (../shared/contract/platform-api.md), each with its section.
+// Facts stated by the contract (contract/platform-api.md), each with its section.
 // The suite derives its expectations from these; the reference server enforces them.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's copy of the contract: every section (§) this project cites is one of its headings. */
+export const CONTRACT_FILE = fileURLToPath(new URL('../contract/platform-api.md', import.meta.url));
+
+/** The anchor GitHub gives a heading: `4.1 POST /conversations/messages/upload` → `41-post-conversationsmessagesupload`. */
+export const headingAnchor = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+
+let sectionAnchors: Map<string, string> | undefined;
+
+/**
+ * The anchor of the section a citation names first: `§4.1 rule 4, §8` → `41-post-conversationsmessagesupload`; an
+ * item of a list, `§5.2`, falls in its heading's section (`5-authentication`). The same anchor opens the section on
+ * GitHub's rendering of the contract and on the reports' page of it (src/contract-page.ts).
+ */
+export function contractAnchor(citation: string): string {
+  sectionAnchors ??= new Map(
+    [...readFileSync(CONTRACT_FILE, 'utf8').matchAll(/^#+ (\d+(?:\.\d+)*)\.? .*$/gm)].map((match) => [match[1], headingAnchor(match[0].replace(/^#+/, ''))]),
+  );
+  const parts = /§(\d+(?:\.\d+)*)/.exec(citation)?.[1].split('.') ?? [];
+  for (let length = parts.length; length > 0; length--) {
+    const anchor = sectionAnchors.get(parts.slice(0, length).join('.'));
+    if (anchor !== undefined) return anchor;
+  }
+  throw new Error(`"${citation}" cites no numbered section of ${CONTRACT_FILE}`);
+}
 
 /** §9.1: the only published version, sent as the `Version` header. */
 export const API_VERSION = 'v3';

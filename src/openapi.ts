@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { SCHEMA_DIR } from './schemas.ts';
 
-/** schemas/openapi.json: the documented operations; its bodies reference schemas/*.schema.json by $id. */
+/** schemas/openapi.json: the documented operations; its bodies refer to the files schemas/*.schema.json (./name.schema.json), as any OpenAPI tool resolves them. */
 export const openapi = JSON.parse(readFileSync(`${SCHEMA_DIR}openapi.json`, 'utf8')) as OpenAPIV3_1.Document;
 
 type Method = 'get' | 'post';

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ANNOTATION } from './annotations.ts';
 import { accepted, Api, type Reply } from './api.ts';
 import { atAddress, describeTarget, pickIds, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config.ts';
+import { contractLink } from './contract-page.ts';
 import { Evidence } from './evidence.ts';
 import { fixturePath, Masker, RECORD_COMMAND, Replay, writeRecordedTarget, writeRecording } from './recording.ts';
 import { redactText } from './redact.ts';
@@ -220,7 +221,7 @@ export function rule(id: RuleId, statement: string): [string, TestDetails] {
       annotation: [
         { type: ANNOTATION.rule, description: id },
         { type: ANNOTATION.level, description: level },
-        { type: ANNOTATION.contract, description: `${section}: "${quote}"` },
+        { type: ANNOTATION.contract, description: `${section}: "${quote}" ${contractLink(suiteConfig().contractUrl, section)}` },
         // Read by allure-playwright as labels: epic = area, feature = operation, story = the rule.
         { type: 'allure.label.epic', description: area },
         { type: 'allure.label.feature', description: OPERATION_OF_AREA[area] },

@@ -3,15 +3,19 @@
 // Every check collects all its violations and reports them in one failure.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { faultCatalogue, FAULTS } from '../../reference/faults.ts';
 import { CASES_DIR, loadTable, type TableFile, TABLES } from '../cases.ts';
+import { contractAnchor } from '../contract.ts';
+import { contractPage } from '../contract-page.ts';
 import { type Level, RULES, type Rule } from '../rules.ts';
-import { RULE_IF_ABSENT, type SchemaId, validatorFor } from '../schemas.ts';
+import { openapi } from '../openapi.ts';
+import { RULE_IF_ABSENT, SCHEMA_DIR, type SchemaId, validatorFor } from '../schemas.ts';
 import { variantsOf } from '../variants.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,6 +63,39 @@ describe('the rule catalogue (src/rules.ts)', () => {
   test('quotes are not empty', () => {
     const violations = CATALOGUE.filter((rule) => rule.quote.trim() === '').map((rule) => `${rule.id} has an empty quote`);
     noViolations(violations, 'quotes');
+  });
+
+  test("every section cited is a section of contract/platform-api.md, and the contract's page has its anchor", () => {
+    const page = contractPage();
+    const violations = CATALOGUE.flatMap((rule) =>
+      (rule.section.match(/§[\d.]+/g) ?? []).flatMap((citation) => {
+        try {
+          return page.includes(` id="${contractAnchor(citation)}"`) ? [] : [`${rule.id}: the contract's page has no anchor for ${citation}`];
+        } catch (error) {
+          return [`${rule.id}: ${(error as Error).message}`];
+        }
+      }),
+    );
+    noViolations(violations, 'cited sections');
+  });
+});
+
+describe('contract anchors', () => {
+  // GitHub's own anchors of these headings (github-slugger 2.0.0), so a link opens the section on GitHub too.
+  const ANCHORS: Record<string, string> = {
+    '§4.1 rule 4, §8': '41-post-conversationsmessagesupload',
+    '§2.2': '22-upload-response-200-applicationjson',
+    '§4.2': '42-get-filesdslug',
+    '§4.3': '43-post-agent-studiopublic-apiagentsagentidexecute-deprecated',
+    '§8': '8-limits',
+    '§5.2': '5-authentication',
+  };
+  for (const [citation, anchor] of Object.entries(ANCHORS)) {
+    test(`${citation} opens at #${anchor}`, () => assert.equal(contractAnchor(citation), anchor));
+  }
+
+  test('a section the contract does not have is named', () => {
+    assert.throws(() => contractAnchor('§12'), /"§12" cites no numbered section of .*contract\/platform-api\.md/);
   });
 });
 
@@ -369,16 +406,37 @@ describe('request variants (src/variants.ts)', () => {
 });
 
 describe('schemas/openapi.json', () => {
-  test('names every documented operation and resolves every $ref', async () => {
-    const { openapi } = await import('../openapi.ts');
-    const { ajv } = await import('../schemas.ts');
+  const DOCUMENT = join(SCHEMA_DIR, 'openapi.json');
+  /** Its references to other files: each names a schema of schemas/ relative to the document, as any tool reads it. */
+  const fileRefs = () => [...new Set([...readFileSync(DOCUMENT, 'utf8').matchAll(/"\$ref": "([^"#][^"]*)"/g)].map((m) => m[1]))];
+
+  test('names every documented operation', () => {
     const paths = Object.keys(openapi.paths ?? {}).sort();
     assert.deepEqual(paths, ['/agent-studio/public-api/agents/{agentId}/execute', '/agent/{agentId}/execute', '/conversations/messages/upload', '/files/d/{slug}', '/oauth/location-token', '/oauth/token']);
-    const refs = [...JSON.stringify(openapi).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
-    const unresolved = refs.filter((ref) => {
-      if (!ref.startsWith('#/')) return ajv.getSchema(ref) === undefined;
-      return ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], openapi) === undefined;
-    });
-    assert.deepEqual(unresolved, [], 'every $ref names a schema $id of schemas/ or a component of the document');
+  });
+
+  test('refers to the schemas by their files, ./<name>.schema.json', () => {
+    const refs = fileRefs();
+    assert.ok(refs.length >= 4, `the request and response bodies refer to their schemas: ${refs.join(', ')}`);
+    noViolations(refs.filter((ref) => !/^\.\/[a-z-]+\.schema\.json$/.test(ref) || !existsSync(join(SCHEMA_DIR, ref))), 'references that name no schema file');
+  });
+
+  // @seriousme/openapi-schema-validator checks the document against the OpenAPI 3.1 schema and resolves every
+  // reference; it reads no file of its own accord, so each file reference is handed the file it names.
+  const validate = async (files: readonly string[]) => {
+    const validator = new Validator();
+    for (const ref of files) await validator.addSpecRef(join(SCHEMA_DIR, ref), ref);
+    return { result: await validator.validate(DOCUMENT), version: validator.version };
+  };
+
+  test('is a valid OpenAPI 3.1 document whose references all resolve', async () => {
+    assert.deepEqual(await validate(fileRefs()), { result: { valid: true }, version: '3.1' });
+  });
+
+  test('a reference to a file the validator was not given is caught', async () => {
+    const [missing, ...rest] = fileRefs();
+    const { result } = await validate(rest);
+    assert.equal(result.valid, false);
+    assert.match(String(result.errors), new RegExp(`Can't resolve ${missing.replace(/\./g, '\\.')}`));
   });
 });

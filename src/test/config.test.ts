@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
 import { loadSeed } from '../../reference/world.ts';
@@ -62,7 +63,8 @@ function problemsOf(env: Record<string, string>, dotenvPath = NO_DOTENV): string
 describe('defaults', () => {
   test('nothing set: replay of fixtures/, Version v3, the contract replacement path, 30 s timeout, the recorded target', () => {
     const { target, ...config } = configOf({}, NO_DOTENV);
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', slow: false, ci: false, rateLimit: 50, maxRetries: 3 });
+    const contractUrl = pathToFileURL(resolve('reports', 'contract.html')).href;
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', contractUrl, slow: false, ci: false, rateLimit: 50, maxRetries: 3 });
     assert.equal(target?.baseUrl, REPLAY_BASE_URL);
     assert.equal(target?.tokens.access, '<ACCESS_TOKEN>', 'replay sends each token as its placeholder');
   });
@@ -77,6 +79,12 @@ describe('defaults', () => {
     assert.equal(config.mode, 'replay');
     assert.equal(config.apiVersion, API_VERSION);
     assert.equal(config.requestTimeoutMs, 30_000);
+  });
+
+  test('CONTRACT_URL is taken as given, and named when it is not an absolute address without a fragment', () => {
+    const url = 'https://git.example.test/qa/conformance/blob/main/contract/platform-api.md';
+    assert.equal(configOf({ CONTRACT_URL: url }, NO_DOTENV).contractUrl, url);
+    for (const value of ['contract.html', `${url}#8-limits`]) assert.match(problemsOf({ CONTRACT_URL: value }), new RegExp(`CONTRACT_URL=${value.replace(/[.]/g, '\\.')} is not an absolute address without a fragment`));
   });
 
   test('the settings table gives every variable a purpose', () => {
@@ -296,6 +304,29 @@ describe('one reader of the environment', () => {
       .filter((file) => file.endsWith('.ts') && !/(^|\/)test\//.test(file));
     const readers = sources.filter((file) => /(?<!\.\.\.)process\.env\b/.test(readFileSync(join(root, file), 'utf8')));
     assert.deepEqual(readers.sort(), ['reference/config.ts', 'src/config.ts']);
+  });
+});
+
+describe('.env.example', () => {
+  const EXAMPLE = fileURLToPath(new URL('../../.env.example', import.meta.url));
+
+  test('lists every setting in the order of the table, each under its purpose, empty or at its default', () => {
+    const lines = readFileSync(EXAMPLE, 'utf8').split('\n');
+    const entries = lines.flatMap((line, i) => {
+      const variable = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+      return variable ? [{ env: variable[1], value: variable[2], comment: lines[i - 1] }] : [];
+    });
+    const settings = Object.values(SETTINGS) as { env: string; purpose: string; default?: string }[];
+    assert.deepEqual(entries.map((entry) => entry.env), settings.map((setting) => setting.env), 'the variables of .env.example, in order');
+    const violations = settings.flatMap((setting, i) => [
+      ...(entries[i].comment === `# ${setting.purpose}` ? [] : [`${setting.env} is not under "# ${setting.purpose}" but "${entries[i].comment}"`]),
+      ...(['', setting.default].includes(entries[i].value) ? [] : [`${setting.env}=${entries[i].value} is neither empty nor its default ${setting.default ?? '(none)'}`]),
+    ]);
+    assert.deepEqual(violations, []);
+  });
+
+  test('copied to .env as it is, it leaves every default', () => {
+    assert.deepEqual(configOf({}, EXAMPLE), configOf({}, NO_DOTENV));
   });
 });
 

@@ -1,13 +1,15 @@
-// The Allure report, opened in a real browser (Debian's chromium), lists the suites and shows a failing
-// rule with its category and its evidence. The report comes from a run against a faulty reference server.
-import { chromium } from '@playwright/test';
+// The reports, opened in a real browser (Debian's chromium): the Allure report lists the suites and shows a failing
+// rule with its category and its evidence (from a run against a faulty reference server); in both reports a test's
+// contract link opens the contract at the section its rule cites.
+import { type Browser, chromium, type Page } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -27,45 +29,87 @@ function serve(dir: string): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-// CI installs chromium (.ci/run); elsewhere the test says what is missing instead of failing.
-const missing = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} is not installed (apt-get install chromium)` : false;
-
-test('the Allure report lists the suites and shows a failing MUST rule with its evidence', { skip: missing, timeout: 180_000 }, async () => {
-  const reports = join(work, 'reports');
-  const run = spawnSync('npx', ['playwright', 'test', 'specs/upload-limits.spec.ts', '--grep', 'UPLOAD-FILES-MAX'], {
+/** The tests of this rule in specs/upload-limits.spec.ts, run with these settings into a reports folder of their own. */
+function runRule(reports: string, env: Record<string, string>): ReturnType<typeof spawnSync> {
+  return spawnSync('npx', ['playwright', 'test', 'specs/upload-limits.spec.ts', '--grep', 'UPLOAD-FILES-MAX'], {
     cwd: ROOT,
-    env: { ...process.env, SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-six-files', REPORTS_DIR: reports },
+    env: { ...process.env, ...env, REPORTS_DIR: reports },
     encoding: 'utf8',
   });
-  assert.equal(run.status, 1, `a MUST fault must fail the run:\n${run.stdout.slice(-2000)}`);
-  const report = spawnSync('npm', ['run', 'report'], { cwd: ROOT, env: { ...process.env, REPORTS_DIR: reports }, encoding: 'utf8' });
-  assert.equal(report.status, 0, report.stderr);
-  assert.ok(existsSync(join(reports, 'html', 'index.html')), 'the Playwright HTML report is written too');
+}
 
-  const server = await serve(join(reports, 'allure-report'));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // No background traffic: this machine reaches nothing but loopback.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+/** The test's rule cites §8; its link must open the contract with that section's heading at the top of the window. */
+const SECTION = { anchor: '8-limits', heading: '## 8. Limits' };
+
+/** Clicks a contract link and checks the page it opens: the contract, scrolled to the cited section. */
+async function opensCitedSection(page: Page, link: ReturnType<Page['locator']>, contractUrl: string): Promise<void> {
+  assert.equal(await link.getAttribute('href'), `${contractUrl}#${SECTION.anchor}`);
+  const [contract] = await Promise.all([page.context().waitForEvent('page'), link.click()]);
+  await contract.waitForLoadState();
+  assert.equal(contract.url(), `${contractUrl}#${SECTION.anchor}`);
+  const heading = contract.locator(`[id="${SECTION.anchor}"]`);
+  assert.equal(await heading.textContent(), SECTION.heading);
+  const shown = { top: (await heading.boundingBox())?.y, scrolled: await contract.evaluate<number>('window.scrollY') };
+  assert.ok(shown.scrolled > 0 && Math.abs(shown.top ?? Infinity) < 2, `the section is at the top of the window: ${JSON.stringify(shown)}`);
+  await contract.close();
+}
+
+// CI installs chromium (.ci/run); elsewhere the tests say what is missing instead of failing.
+const missing = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} is not installed (apt-get install chromium)` : false;
+
+describe('the reports in a browser', { skip: missing }, () => {
+  let browser: Browser;
+  before(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      // No background traffic: this machine reaches nothing but loopback.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
   });
-  try {
+  after(() => browser?.close());
+
+  test('the Allure report lists the suites, shows a failing MUST rule with its evidence, and links its contract section', { timeout: 180_000 }, async () => {
+    const reports = join(work, 'allure');
+    // Published over HTTP, the Allure report serves the contract's page (npm run report puts it there): Allure links
+    // only http(s) addresses, so CONTRACT_URL names that page.
+    const server = await serve(join(reports, 'allure-report'));
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const run = runRule(reports, { SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-six-files', CONTRACT_URL: `${origin}/contract.html` });
+    assert.equal(run.status, 1, `a MUST fault must fail the run:\n${String(run.stdout).slice(-2000)}`);
+    const report = spawnSync('npm', ['run', 'report'], { cwd: ROOT, env: { ...process.env, REPORTS_DIR: reports }, encoding: 'utf8' });
+    assert.equal(report.status, 0, report.stderr);
+
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${origin}/`);
+      await page.getByText('upload-limits.spec.ts').first().waitFor();
+      await page.getByText('upload limits', { exact: true }).first().waitFor();
+      await page.getByText('UPLOAD-FILES-MAX a sixth file is refused').first().click();
+      await page.getByText('Category: MUST violations').waitFor();
+      await page.getByText('Expected: a 4xx refusal').first().waitFor();
+      await opensCitedSection(page, page.getByRole('link', { name: 'Contract §8' }), `${origin}/contract.html`);
+      await page.getByText('Attachments').first().click();
+      await page.getByText('evidence').first().click();
+      // The evidence shows the judged request and its answer, with the token redacted.
+      await page.getByText('"label": "a sixth file is refused"').first().waitFor();
+      const text = await page.locator('body').innerText();
+      assert.match(text, /Bearer \[REDACTED\]/);
+      assert.doesNotMatch(text, /ref-oauth-location-main/);
+      await page.screenshot({ path: join(reports, 'allure-failing-rule.png'), fullPage: true });
+    } finally {
+      server.close();
+    }
+  });
+
+  test('the Playwright HTML report, opened as a file, links each test to its contract section by default', { timeout: 120_000 }, async () => {
+    const reports = join(work, 'playwright');
+    const run = runRule(reports, { SUITE_MODE: 'replay', CONTRACT_URL: '' });
+    assert.equal(run.status, 0, `the replay passes:\n${String(run.stdout).slice(-2000)}`);
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
-    await page.getByText('upload-limits.spec.ts').first().waitFor();
-    await page.getByText('upload limits', { exact: true }).first().waitFor();
+    await page.goto(pathToFileURL(join(reports, 'html', 'index.html')).href);
     await page.getByText('UPLOAD-FILES-MAX a sixth file is refused').first().click();
-    await page.getByText('Category: MUST violations').waitFor();
-    await page.getByText('Expected: a 4xx refusal').first().waitFor();
-    await page.getByText('Attachments').first().click();
-    await page.getByText('evidence').first().click();
-    // The evidence shows the judged request and its answer, with the token redacted.
-    await page.getByText('"label": "a sixth file is refused"').first().waitFor();
-    const text = await page.locator('body').innerText();
-    assert.match(text, /Bearer \[REDACTED\]/);
-    assert.doesNotMatch(text, /ref-oauth-location-main/);
-    await page.screenshot({ path: join(reports, 'allure-failing-rule.png'), fullPage: true });
-  } finally {
-    await browser.close();
-    server.close();
-  }
+    // The link sits in the `contract` annotation, after the rule's quote.
+    const link = page.locator('.test-case-annotation', { hasText: /^contract:/ }).getByRole('link');
+    await opensCitedSection(page, link, pathToFileURL(join(reports, 'contract.html')).href);
+  });
 });
