@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { describeTarget, suiteConfig } from './src/config.ts';
+import { suiteConfig } from './src/config.ts';
 import { testsOfRule } from './src/rules.ts';
 import type { TimeTravelMode } from './src/time-travel.ts';
 
@@ -26,18 +26,13 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     ['junit', { outputFile: `${config.reportsDir}/junit.xml` }],
     ['blob', { outputDir: `${config.reportsDir}/blob` }],
     [
-      // Labels come from each test's annotations (see rule() in src/suite.ts); categories from allurerc.json.
+      // Labels come from each test's annotations (see rule() in src/suite.ts); categories and the grouping by area,
+      // operation and rule from allurerc.ts; the environment (the run and its matrix) from the conformance reporter.
       'allure-playwright',
       {
         resultsDir: `${config.reportsDir}/allure-results`,
         suiteTitle: true,
         links: { tms: { nameTemplate: 'Contract %s', urlTemplate: '../../../shared/contract/platform-api.md#%s' } },
-        environmentInfo: {
-          mode: config.mode,
-          target: describeTarget(config),
-          'API version': config.apiVersion,
-          node: process.version,
-        },
       },
     ],
   ],
