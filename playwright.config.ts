@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { describeTarget, suiteConfig } from './src/config.ts';
+import { suiteConfig } from './src/config.ts';
 import { contractLink } from './src/contract-page.ts';
 import { testsOfRule } from './src/rules.ts';
 import type { TimeTravelMode } from './src/time-travel.ts';
@@ -29,18 +29,13 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     // The contract's page the Playwright HTML report's links lead to (src/contract-page.ts).
     ['./src/contract-page.ts', { outputDir: config.reportsDir }],
     [
-      // Labels come from each test's annotations (see rule() in src/suite.ts); categories from allurerc.json.
+      // Labels come from each test's annotations (see rule() in src/suite.ts); categories and the grouping by area,
+      // operation and rule from allurerc.ts; the environment (the run and its matrix) from the conformance reporter.
       'allure-playwright',
       {
         resultsDir: `${config.reportsDir}/allure-results`,
         suiteTitle: true,
         links: { tms: { nameTemplate: 'Contract %s', urlTemplate: (section: string) => contractLink(config.contractUrl, section) } },
-        environmentInfo: {
-          mode: config.mode,
-          target: describeTarget(config),
-          'API version': config.apiVersion,
-          node: process.version,
-        },
       },
     ],
   ],

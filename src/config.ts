@@ -69,12 +69,14 @@ export const SETTINGS = {
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
   reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
   contractUrl: { env: 'CONTRACT_URL', purpose: "optional: the contract's address the reports link to, each rule at its section; Allure links only http(s) addresses (default: the contract's page in REPORTS_DIR, a file:// URL)" },
-  rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target, all workers together (the platform allows 100)', default: '50' },
+  rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target, all shards and workers together (the platform allows 100)', default: '50' },
   maxRetries: { env: 'MAX_RETRIES', purpose: 'retries of a 429 or 503 answer, each after its Retry-After (at most 60 s)', default: '3' },
   productionHosts: { env: 'PRODUCTION_HOSTS', purpose: 'comma-separated hosts the suite refuses to target unless ALLOW_PRODUCTION=1', default: 'services.leadconnectorhq.com' },
   allowProduction: { env: 'ALLOW_PRODUCTION', purpose: '1 lets the suite run against a host of PRODUCTION_HOSTS', default: '0' },
   requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', purpose: 'timeout of every request, in milliseconds', default: '30000' },
+  skipPreflight: { env: 'SKIP_PREFLIGHT', purpose: '1 skips the preflight (npm run doctor) that a live run of npm run conformance starts with', default: '0' },
   ci: { env: 'CI', purpose: 'set by CI systems: the console shows a dot per test instead of a line' },
+  githubStepSummary: { env: 'GITHUB_STEP_SUMMARY', purpose: "set by GitHub Actions: the file the conformance matrix is appended to, as Markdown, for the job's summary" },
   explicit: { env: 'SUITE_CONFIG', purpose: 'a whole configuration as JSON (npm run mutation writes one); when set, nothing else is read' },
 } as const satisfies Record<string, Setting>;
 
@@ -132,7 +134,11 @@ export interface SuiteConfig {
   readonly contractUrl: string;
   /** Adds the slow project, which really waits out the one-hour window. */
   readonly slow: boolean;
+  /** Skips the preflight of a live target before the run (SKIP_PREFLIGHT). */
+  readonly skipPreflight: boolean;
   readonly ci: boolean;
+  /** The GitHub Actions job summary the matrix is appended to. */
+  readonly githubStepSummary?: string;
   /** The target given by the environment (live, record) or the recorded one (replay); absent for the reference server. */
   readonly target?: Target;
   /** Set when the suite starts its own reference server per worker. */
@@ -151,7 +157,12 @@ export interface MutationProject {
   readonly rule?: RuleId;
 }
 
-export class ConfigError extends Error {}
+/** Every problem of a configuration at once, each naming its variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`The suite's configuration is incomplete (environment or .env):\n  - ${problems.join('\n  - ')}`);
+  }
+}
 
 /**
  * The environment the configuration is read from: the process environment over `.env` (dotenv).
@@ -163,6 +174,12 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath
   const merged = set(env);
   if (dotenvPath !== false) loadDotenv({ path: dotenvPath, processEnv: merged, quiet: true });
   return set(merged);
+}
+
+/** One setting's value in an environment read by readEnvironment: its default when unset. */
+export function settingOf(merged: Record<string, string>, key: Key): string | undefined {
+  const value = merged[SETTINGS[key].env]?.trim();
+  return value === undefined || value === '' ? (SETTINGS[key] as Setting).default : value;
 }
 
 let resolved: SuiteConfig | undefined;
@@ -177,10 +194,7 @@ export function suiteConfig(): SuiteConfig {
 export function loadConfig(merged: Record<string, string>): SuiteConfig {
   const explicit = merged[SETTINGS.explicit.env];
   if (explicit !== undefined) return deepFreeze(JSON.parse(explicit) as SuiteConfig);
-  const raw = (key: Key): string | undefined => {
-    const value = merged[SETTINGS[key].env]?.trim();
-    return value === undefined || value === '' ? (SETTINGS[key] as Setting).default : value;
-  };
+  const raw = (key: Key) => settingOf(merged, key);
   const problems: string[] = [];
 
   const mode = raw('mode') as Mode;
@@ -220,7 +234,9 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     reportsDir: raw('reportsDir') as string,
     contractUrl: contractUrl ?? pathToFileURL(resolve(raw('reportsDir') as string, CONTRACT_PAGE)).href,
     slow: raw('slow') === '1',
+    skipPreflight: raw('skipPreflight') === '1',
     ci: raw('ci') !== undefined,
+    githubStepSummary: raw('githubStepSummary'),
   };
   if (mode === 'replay') {
     // Replay sends what the recording was made with: its API version, replacement path and target.
@@ -265,7 +281,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     config = { ...config, target: target as Target };
   }
   if (problems.length > 0) {
-    throw new ConfigError(`The suite's configuration is incomplete (environment or .env):\n  - ${problems.join('\n  - ')}`);
+    throw new ConfigError(problems);
   }
   return deepFreeze(config);
 }

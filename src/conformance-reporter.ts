@@ -1,7 +1,10 @@
-// Turns test results into verdicts per rule: reports/conformance.json and a matrix on the console.
-// The run fails if and only if a MUST rule failed or could not be judged for an infrastructure error.
-import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { mkdirSync, writeFileSync } from 'node:fs';
+// Turns test results into verdicts per rule: reports/conformance.json and .md, a matrix on the console, the same
+// Markdown in the GitHub job summary and in the Allure report. The run fails if and only if a MUST rule failed or
+// could not be judged for an infrastructure error, or the run itself failed outside any test (the global setup).
+import type { FullConfig, FullResult, Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { FileSystemWriter } from 'allure-js-commons/sdk/reporter';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
 import { describeTarget, suiteConfig, type SuiteConfig } from './config.ts';
@@ -50,6 +53,10 @@ export default class ConformanceReporter implements Reporter {
   /** Retries of 429 and 503 answers, each described by its test. */
   readonly #retries: string[] = [];
   readonly #counts = { passed: 0, failed: 0, skipped: 0 };
+  /** Errors outside any test: a global setup that stopped the run (the preflight), a worker that crashed. */
+  #globalErrors = 0;
+  /** This run's shard, if sharded: a shard's matrix is partial, so the summaries wait for the merged one. */
+  #shard: FullConfig['shard'] = null;
 
   /** byProject: one report per project, `<dir>/<project>.json` (the mutation run gives each fault a project). */
   constructor(options: { outputFile?: string; byProject?: boolean; config?: SuiteConfig } = {}) {
@@ -62,6 +69,14 @@ export default class ConformanceReporter implements Reporter {
     this.#config = config;
     this.#outputFile = options.outputFile ?? `${config?.reportsDir ?? 'reports'}/conformance.json`;
     this.#byProject = options.byProject ?? false;
+  }
+
+  onBegin(config: FullConfig): void {
+    this.#shard = config.shard;
+  }
+
+  onError(_error: TestError): void {
+    this.#globalErrors += 1;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -110,9 +125,13 @@ export default class ConformanceReporter implements Reporter {
       }
       return { status: result.status };
     }
+    const ran = this.#counts.passed + this.#counts.failed + this.#counts.skipped;
+    // Stopped before any test (the preflight's lines, or another error, are above): no matrix of rules nobody judged.
+    if (ran === 0 && this.#globalErrors > 0) return { status: 'failed' };
     const report = this.#report('');
     writeFileSync(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(this.#outputFile.replace(/\.json$/, '.md'), markdown(report));
+    writeFileSync(this.#outputFile.replace(/\.json$/, '.md'), markdown(report, 'html'));
+    if (this.#shard === null) this.#publish(report);
     process.stdout.write(matrix(report));
     if (this.#deprecatedUses.size > 0) {
       process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
@@ -122,7 +141,23 @@ export default class ConformanceReporter implements Reporter {
     process.stdout.write(`Tests: ${this.#counts.passed} passed, ${this.#counts.failed} failed, ${this.#counts.skipped} skipped\n`);
     const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));
     if (result.status !== 'passed' && result.status !== 'failed') return { status: result.status };
-    return { status: mustBroken ? 'failed' : 'passed' };
+    return { status: mustBroken || this.#globalErrors > 0 ? 'failed' : 'passed' };
+  }
+
+  /**
+   * The matrix where people look first: the GitHub job summary (GITHUB_STEP_SUMMARY), and the Allure results beside
+   * conformance.json: the counts, failures first, as the environment its overview shows, and the whole matrix as a
+   * global attachment on its own tab. A shard's matrix is partial: the merged run (merge-reports) publishes instead.
+   */
+  #publish(report: ConformanceReport): void {
+    if (this.#config?.githubStepSummary) appendFileSync(this.#config.githubStepSummary, `${markdown(report, 'html')}\n`);
+    const resultsDir = join(dirname(this.#outputFile), 'allure-results');
+    if (!existsSync(resultsDir)) return;
+    const writer = new FileSystemWriter({ resultsDir });
+    writer.writeEnvironmentInfo(overview(report));
+    const source = `${randomUUID()}-attachment.md`;
+    writer.writeAttachment(source, Buffer.from(markdown(report, 'plain')));
+    writer.writeGlobals(`${randomUUID()}-globals.json`, { attachments: [{ name: 'Conformance matrix', source, type: 'text/markdown', timestamp: Date.now() }], errors: [] });
   }
 
   #report(project: string): ConformanceReport {
@@ -162,11 +197,40 @@ const LABEL: Record<Level, Record<Verdict, string>> = {
   INFO: { passed: 'seen', failed: 'seen', skipped: 'skip', error: 'ERROR' },
 };
 
+const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
+
+/** `14 passed, 1 failed, 23 skipped, 0 errors`: the verdicts of one level's rules. */
+function counts(report: ConformanceReport, level: Level): string {
+  const count = (verdict: Verdict) => report.rules.filter((r) => r.level === level && r.verdict === verdict).length;
+  return `${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped, ${count('error')} errors`;
+}
+
 function summaryLine(report: ConformanceReport): string {
-  const count = (level: Level, verdict: Verdict) => report.rules.filter((r) => r.level === level && r.verdict === verdict).length;
-  return (['MUST', 'SHOULD', 'INFO'] as Level[])
-    .map((level) => `${level}: ${count(level, 'passed')} passed, ${count(level, 'failed')} failed, ${count(level, 'skipped')} skipped, ${count(level, 'error')} errors`)
-    .join(' | ');
+  return LEVELS.map((level) => `${level}: ${counts(report, level)}`).join(' | ');
+}
+
+/** The rules people must look at first: MUST failures and rules nobody could judge, then SHOULD warnings, then the rest. */
+function byUrgency(report: ConformanceReport) {
+  const failures = report.rules.filter((r) => r.verdict === 'error' || (r.level === 'MUST' && r.verdict === 'failed'));
+  const warnings = report.rules.filter((r) => r.level === 'SHOULD' && r.verdict === 'failed');
+  const rest = report.rules.filter((r) => !failures.includes(r) && !warnings.includes(r));
+  return { failures, warnings, rest };
+}
+
+/** The Allure environment, which its report shows on the overview: the failing rules first (as byUrgency), the counts per level, then the run. */
+function overview(report: ConformanceReport): Record<string, string> {
+  const { failures, warnings } = byUrgency(report);
+  const ids = (rules: RuleResult[]) => (rules.length === 0 ? 'none' : rules.map((r) => r.id).join(', '));
+  return {
+    failures: ids(failures),
+    warnings: ids(warnings),
+    ...Object.fromEntries(LEVELS.map((level) => [level, counts(report, level)])),
+    mode: report.mode,
+    target: report.target,
+    'API version': report.apiVersion,
+    'server time': report.serverTime ?? 'unknown',
+    node: process.version,
+  };
 }
 
 function matrix(report: ConformanceReport): string {
@@ -174,10 +238,23 @@ function matrix(report: ConformanceReport): string {
   return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n`;
 }
 
-/** reports/conformance.md: the same matrix for people, with each rule's detail. */
-function markdown(report: ConformanceReport): string {
-  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, '<br>');
-  const rows = report.rules.map((r) => `| ${r.id} | ${r.level} | ${LABEL[r.level][r.verdict]} | ${cell(r.detail)} |`);
+/**
+ * The matrix for people, failures first (MUST failures and rules that could not be judged), then SHOULD warnings,
+ * then every other rule: folded in `<details>` where HTML is allowed (reports/conformance.md, the GitHub job
+ * summary), under a heading of its own in `plain` Markdown (the Allure report shows HTML tags as text).
+ */
+function markdown(report: ConformanceReport, flavour: 'html' | 'plain'): string {
+  const html = flavour === 'html';
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, html ? '<br>' : '; ');
+  const table = (rules: RuleResult[]) => [
+    '| rule | level | verdict | detail |',
+    '|---|---|---|---|',
+    ...rules.map((r) => `| ${r.id} | ${r.level} | ${LABEL[r.level][r.verdict]} | ${cell(r.detail)} |`),
+    '',
+  ];
+  const { failures, warnings, rest } = byUrgency(report);
+  const section = (title: string, rules: RuleResult[]) => (rules.length === 0 ? [] : [`## ${title} (${rules.length})`, '', ...table(rules)]);
+  const others = `Every other rule (${rest.length})`;
   return [
     `# Conformance of ${report.target}`,
     '',
@@ -185,9 +262,8 @@ function markdown(report: ConformanceReport): string {
     '',
     summaryLine(report),
     '',
-    '| rule | level | verdict | detail |',
-    '|---|---|---|---|',
-    ...rows,
-    '',
+    ...section('Failures: MUST rules failed, and rules not judged', failures),
+    ...section('Warnings: SHOULD rules failed', warnings),
+    ...(html ? [`<details><summary>${others}</summary>`, '', ...table(rest), '</details>', ''] : [`## ${others}`, '', ...table(rest)]),
   ].join('\n');
 }

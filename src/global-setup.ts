@@ -1,8 +1,29 @@
-// Once per run, before any worker: a recording starts from an empty fixtures folder, so no stale file survives.
+// Once per run, before any worker: the rate limit this shard keeps to, the preflight of a live target (so that a
+// misconfigured run stops with one line per problem rather than a failure per test), and, for a recording, an empty
+// fixtures folder so that no stale file survives. The preflight is pointless where the suite starts its own
+// reference server (the default run, the recording, the mutation run): its world comes from the seed, and a mutation
+// run's servers are broken on purpose.
+import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { suiteConfig } from './config.ts';
+import { describePreflight, nothingToCheck, preflight } from './doctor.ts';
+import { describeRateShare, rateShare } from './politeness.ts';
 
-export default function globalSetup(): void {
+export default async function globalSetup(playwright: FullConfig): Promise<void> {
   const config = suiteConfig();
+  const share = rateShare(config, playwright.shard?.total ?? 1, playwright.workers);
+  if (share) console.log(describeRateShare(config.rateLimit, share, playwright.shard, playwright.workers));
+  if (!config.skipPreflight && nothingToCheck(config) === undefined) {
+    // Before the workers start, the preflight may use the whole shard's budget.
+    const result = await preflight(config, share?.shard ?? config.rateLimit);
+    const lines = describePreflight(config, result);
+    if (result.problems.length > 0) {
+      const stop = new Error([...lines, 'Fix these, or set SKIP_PREFLIGHT=1 to run the suite anyway.'].join('\n'));
+      // The lines are the whole message: a stack trace would only bury them.
+      stop.stack = stop.message;
+      throw stop;
+    }
+    console.log(lines.join('\n'));
+  }
   if (config.mode === 'record') rmSync(config.fixturesDir, { recursive: true, force: true });
 }

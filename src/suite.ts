@@ -16,7 +16,7 @@ import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './r
 import { Secrets } from './secrets.ts';
 import { ServerClock } from './server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
-import { RATE_WINDOW_MS, RateLimiter } from './politeness.ts';
+import { RATE_WINDOW_MS, RateLimiter, rateShare } from './politeness.ts';
 import { Transport } from './transport.ts';
 import { excerpt } from './expectations.ts';
 
@@ -26,7 +26,7 @@ interface WorkerFixtures {
   config: SuiteConfig;
   /** One HTTP client per worker: creating one per test costs more than the tests themselves. */
   requestContext: APIRequestContext;
-  /** This worker's share of RATE_LIMIT, for a given live target; none for the in-process reference server or replay. */
+  /** This worker's share of RATE_LIMIT (all shards' workers share it), for a given live target; none for the in-process reference server or replay. */
   rateLimiter: RateLimiter | undefined;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
   referenceServer: FastifyInstance | undefined;
@@ -121,8 +121,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
 
   rateLimiter: [
     async ({ config }, use, workerInfo) => {
-      const share = Math.max(1, Math.floor(config.rateLimit / workerInfo.config.workers));
-      await use(config.target && config.mode !== 'replay' ? new RateLimiter(share, RATE_WINDOW_MS) : undefined);
+      const share = rateShare(config, workerInfo.config.shard?.total ?? 1, workerInfo.config.workers);
+      await use(share && new RateLimiter(share.worker, RATE_WINDOW_MS));
     },
     { scope: 'worker' },
   ],

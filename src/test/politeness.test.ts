@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { listenReference } from '../../reference/listen.ts';
 import { loadConfig, readEnvironment } from '../config.ts';
-import { RateLimiter, retryDelaySeconds } from '../politeness.ts';
+import { describeRateShare, RateLimiter, rateShare, retryDelaySeconds } from '../politeness.ts';
 import { Transport } from '../transport.ts';
 
 test('the rate limiter lets no more than max requests through in any window', async () => {
@@ -19,6 +19,29 @@ test('the rate limiter lets no more than max requests through in any window', as
   }
   for (let i = 4; i < times.length; i++) assert.ok(times[i] - times[i - 4] >= 295, `requests ${i - 4} and ${i} were ${times[i] - times[i - 4]} ms apart`);
   assert.ok(times[9] >= 590 && times[9] < 1500, `10 requests at 4 per 300 ms took ${times[9]} ms`);
+});
+
+// The shards of a run cannot see each other: each keeps to its fraction of RATE_LIMIT, shared by its workers.
+const SHARES = [
+  { rateLimit: 50, shards: 1, workers: 2, worker: 25, shard: 50, line: 'Rate limit: this run sends at most 50 requests per 10 s (RATE_LIMIT=50), 25 per worker × 2' },
+  { rateLimit: 50, shards: 3, workers: 2, worker: 8, shard: 16, line: 'Rate limit: shard 2/3 sends at most 16 requests per 10 s (RATE_LIMIT=50 shared by 3 shards), 8 per worker × 2' },
+  { rateLimit: 50, shards: 3, workers: 1, worker: 16, shard: 16, line: 'Rate limit: shard 2/3 sends at most 16 requests per 10 s (RATE_LIMIT=50 shared by 3 shards), 16 per worker × 1' },
+  { rateLimit: 4, shards: 3, workers: 2, worker: 1, shard: 2, line: 'Rate limit: shard 2/3 sends at most 2 requests per 10 s (RATE_LIMIT=4 shared by 3 shards), 1 per worker × 2; more than RATE_LIMIT=4 in all, since each worker sends at least 1' },
+];
+
+for (const { rateLimit, shards, workers, worker, shard, line } of SHARES) {
+  test(`RATE_LIMIT=${rateLimit} over ${shards} shards of ${workers} workers: ${worker} per worker, ${shard} per shard, said in one line`, () => {
+    const config = loadConfig(readEnvironment({ SUITE_MODE: 'live', BASE_URL: 'https://staging.example.test', LOCATION_ID: 'l', CONVERSATION_ID: 'c', CONTACT_ID: 'k', AGENT_ID: 'a', ACCESS_TOKEN: 't1', FILES_READONLY_TOKEN: 't2', NO_FILES_SCOPE_TOKEN: 't3', RATE_LIMIT: String(rateLimit) }, false));
+    const share = rateShare(config, shards, workers);
+    assert.deepEqual(share, { worker, shard });
+    assert.equal(describeRateShare(rateLimit, share, shards === 1 ? null : { current: 2, total: shards }, workers), line);
+  });
+}
+
+test('replay and the in-process reference server are not limited', () => {
+  for (const env of [{ SUITE_MODE: 'replay' }, { SUITE_MODE: 'live', REFERENCE_SERVER: '1' }]) {
+    assert.equal(rateShare(loadConfig(readEnvironment(env, false)), 3, 2), undefined);
+  }
 });
 
 test('Retry-After is read as seconds or as a date, capped, and defaults to 1, 2, 4 s', () => {

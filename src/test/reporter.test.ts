@@ -1,8 +1,8 @@
 // ConformanceReporter driven directly with made-up test cases and results (only the fields it reads):
 // verdicts per rule, the run's status, details, and the JSON file.
-import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, TestCase, TestResult } from '@playwright/test/reporter';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -300,5 +300,95 @@ describe('one report per project (the mutation run)', () => {
     assert.equal(read('upload-six-files').target, 'reference server per worker (style default, seed 1, fault upload-six-files)');
     assert.equal(read('baseline').target, 'reference server per worker (style default, seed 1, fault none)');
     assert.equal(read('baseline-alt').target, 'reference server per worker (style alt, seed 1, fault none)');
+  });
+});
+
+describe('the matrix where people look first', () => {
+  /** A MUST failure, a rule not judged, a SHOULD warning and a pass, in no particular order. */
+  const RUNS: Run[] = [
+    { rule: 'UPLOAD-FILES-MIN', status: 'failed', error: FAILURE },
+    { rule: 'UPLOAD-ACCEPTED', status: 'passed' },
+    { rule: 'SECURE-URL-FORM', status: 'failed', error: INFRA, notes: [UNREACHABLE] },
+    { rule: 'UPLOAD-FILES-MAX', status: 'failed', error: FAILURE },
+  ];
+  const LIVE = { SUITE_MODE: 'live', REFERENCE_SERVER: '1' };
+
+  /** A run of RUNS into a fresh folder, `prepare` first (a shard, an Allure results folder). */
+  async function run(env: Record<string, string>, prepare: (reporter: ConformanceReporter, dir: string) => void = () => {}) {
+    const dir = join(DIR, `people-${++files}`);
+    mkdirSync(dir, { recursive: true });
+    const reporter = new ConformanceReporter({ outputFile: join(dir, 'conformance.json'), config: configOf({ ...LIVE, ...env }) });
+    prepare(reporter, dir);
+    for (const entry of RUNS) end(reporter, entry);
+    await finish(reporter, join(dir, 'conformance.json'));
+    return dir;
+  }
+
+  /** Asserts that each piece occurs in `text`, in this order. */
+  function inOrder(text: string, pieces: string[]): void {
+    const at = pieces.map((piece) => text.indexOf(piece));
+    assert.ok(at.every((i) => i >= 0), `missing: ${pieces.filter((_, i) => at[i] < 0).join(', ')}`);
+    assert.deepEqual(at, [...at].sort((a, b) => a - b), `out of order: ${pieces.join(' < ')}`);
+  }
+
+  test('GITHUB_STEP_SUMMARY gets MUST failures and rules not judged first, then SHOULD warnings, then the rest folded', async () => {
+    const summary = join(DIR, `summary-${++files}.md`);
+    writeFileSync(summary, '# an earlier step\n');
+    await run({ GITHUB_STEP_SUMMARY: summary });
+    const text = readFileSync(summary, 'utf8');
+    assert.ok(text.startsWith('# an earlier step\n'), 'appended to, not overwritten');
+    inOrder(text, ['## Failures', '| UPLOAD-FILES-MAX | MUST | FAIL |', '| SECURE-URL-FORM | MUST | ERROR |', '## Warnings', '| UPLOAD-FILES-MIN | SHOULD | warn |', '<details>', '| UPLOAD-ACCEPTED | MUST | pass |', '</details>']);
+  });
+
+  test("a shard leaves the summary and the Allure overview to the merged report: its matrix is partial", async () => {
+    const summary = join(DIR, `summary-${++files}.md`);
+    const dir = await run({ GITHUB_STEP_SUMMARY: summary }, (reporter, folder) => {
+      mkdirSync(join(folder, 'allure-results'));
+      reporter.onBegin({ shard: { current: 2, total: 3 } } as FullConfig);
+    });
+    assert.equal(existsSync(summary), false);
+    assert.deepEqual(readdirSync(join(dir, 'allure-results')), []);
+  });
+
+  test('beside Allure results: the overview lists the failing rules first, then the counts, and the matrix is a global attachment', async () => {
+    const dir = await run({}, (_reporter, folder) => mkdirSync(join(folder, 'allure-results')));
+    const results = join(dir, 'allure-results');
+    const environment = readFileSync(join(results, 'environment.properties'), 'utf8').split('\n');
+    // In catalogue order within each group.
+    assert.deepEqual(environment.slice(0, 2), ['failures=UPLOAD-FILES-MAX, SECURE-URL-FORM', 'warnings=UPLOAD-FILES-MIN']);
+    assert.match(environment.slice(2, 5).join('\n'), /^MUST=1 passed, 1 failed, \d+ skipped, 1 errors\nSHOULD=0 passed, 1 failed, \d+ skipped, 0 errors\nINFO=0 passed, 0 failed, \d+ skipped, 0 errors$/);
+    const globals = readdirSync(results).filter((name) => name.endsWith('-globals.json'));
+    assert.equal(globals.length, 1);
+    const [attachment] = (JSON.parse(readFileSync(join(results, globals[0]), 'utf8')) as { attachments: { name: string; source: string; type: string }[] }).attachments;
+    assert.equal(attachment.type, 'text/markdown');
+    const text = readFileSync(join(results, attachment.source), 'utf8');
+    // The Allure report shows HTML tags as text: the rest is a section of its own, not a <details> block.
+    inOrder(text, ['## Failures', '## Warnings', '## Every other rule']);
+    assert.doesNotMatch(text, /<details>|<br>/);
+  });
+
+  test('a run stopped before any test (the preflight in the global setup) fails, with no matrix of rules nobody judged', async () => {
+    const outputFile = join(DIR, `stopped-${++files}`, 'conformance.json');
+    const reporter = new ConformanceReporter({ outputFile, config: CONFIG });
+    reporter.onError({ message: 'Preflight of http://127.0.0.1:1 (API v3): 1 problem' });
+    const write = process.stdout.write;
+    let printed = '';
+    process.stdout.write = ((chunk: string | Uint8Array) => ((printed += chunk.toString()), true)) as typeof process.stdout.write;
+    try {
+      // Playwright reports a run its global setup stopped as failed; the rules themselves would all be 'skipped'.
+      assert.deepEqual(await reporter.onEnd({ status: 'failed', startTime: new Date(), duration: 1 } as FullResult), { status: 'failed' });
+    } finally {
+      process.stdout.write = write;
+    }
+    assert.equal(printed, '');
+    assert.equal(existsSync(outputFile), false);
+  });
+
+  test('an error outside any test fails a run whose rules passed', async () => {
+    const outputFile = join(DIR, `crashed-${++files}`, 'conformance.json');
+    const reporter = new ConformanceReporter({ outputFile, config: CONFIG });
+    end(reporter, { rule: 'UPLOAD-FILES-MAX', status: 'passed' });
+    reporter.onError({ message: 'worker process exited unexpectedly' });
+    assert.equal((await finish(reporter, outputFile)).status, 'failed');
   });
 });

@@ -1,0 +1,31 @@
+// The Allure 3 report (`npm run report`): tests grouped by the contract (area, operation, rule: the labels rule()
+// gives them, src/suite.ts), not by spec file; each rule's history kept beside the reports, so a rule's trend shows
+// across runs (CI restores the file between runs); categories that keep apart what has no verdict.
+import { defineConfig } from 'allure';
+import { readEnvironment, settingOf } from './src/config.ts';
+
+export default defineConfig({
+  name: 'Platform API conformance',
+  historyPath: `${settingOf(readEnvironment(), 'reportsDir')}/allure-history.jsonl`,
+  plugins: {
+    awesome: { options: { reportName: 'Platform API conformance', groupBy: ['epic', 'feature', 'story'] } },
+  },
+  categories: {
+    rules: [
+      {
+        name: 'Infrastructure errors (no verdict)',
+        matchers: { statuses: ['failed', 'broken'], message: 'Infrastructure error|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|Timeout \\d+ms exceeded' },
+      },
+      {
+        name: 'Inconclusive checks (control refused or still rate limited: no verdict)',
+        matchers: { statuses: ['failed', 'broken'], message: 'Inconclusive' },
+      },
+      {
+        name: 'Recorded fixtures out of date',
+        matchers: { statuses: ['failed', 'broken'], message: 'Replay (has no recorded answer|: \\d+ recorded interactions)' },
+      },
+      { name: 'MUST violations', matchers: { statuses: ['failed', 'broken'], labels: { tag: '^MUST$' } } },
+      { name: 'SHOULD warnings', matchers: { statuses: ['failed', 'broken'], labels: { tag: '^SHOULD$' } } },
+    ],
+  },
+});

@@ -1,0 +1,334 @@
+// The preflight (`npm run doctor`, and the start of a live `npm run conformance`): before any test, is the target
+// reachable, and does each variable hold what it promises? Each problem is one line: the variable, what was seen,
+// what to do. It sends what a run sends anyway (one small upload, one execution) and requests the target refuses,
+// through the suite's own client: answers are redacted, the rate limit and retries hold, no token is ever printed.
+// Error codes are not shown by the contract, so it judges no code: an answer is an acceptance or a refusal, and a
+// refusal is explained by comparing it with the answer to the same request changed in one place (a made-up token,
+// a made-up agent, a path no server has).
+import { request } from '@playwright/test';
+import { accepted, Api, type Auth, type Fields, type Reply } from './api.ts';
+import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from './config.ts';
+import { FILE_FORM_KEY, UPLOAD_PATH } from './contract.ts';
+import { offeredUrls, slugOf } from './discover.ts';
+import { Evidence } from './evidence.ts';
+import { excerpt } from './expectations.ts';
+import { RATE_WINDOW_MS, RateLimiter } from './politeness.ts';
+import { redactText } from './redact.ts';
+import { type Regime, regimeAt, ServerClock } from './server-clock.ts';
+import { testFile } from './test-files.ts';
+import { Transport } from './transport.ts';
+
+export interface Preflight {
+  /** One line per problem, at most one per variable: the variable, what was seen, what to do. */
+  problems: string[];
+  /** What the all-clear says: the server's clock, and what could not be seen. */
+  notes: string[];
+}
+
+/** Stands for a token, an agent or a location that does not exist, so that a refusal of the real one can be compared with it. */
+const MADE_UP = 'conformance-preflight-made-up-0000';
+/** A path no server has: how the target answers an operation it does not serve. */
+const ABSENT_PATH = '/__conformance-preflight/no-such-route';
+const FILE = testFile('conformance-preflight.txt', 64);
+const MESSAGE = 'Preflight of the conformance suite';
+
+/** Why a configuration leaves nothing to check, or undefined when it names a target. */
+export function nothingToCheck(config: SuiteConfig): string | undefined {
+  if (config.mode === 'replay') return 'replay answers from the recorded fixtures and reaches no target';
+  if (config.target === undefined) return 'the suite starts its own reference server (REFERENCE_SERVER=1)';
+  return undefined;
+}
+
+/** `npm run doctor`: the configuration read from `env`, then the target it names. Exit code 1 on any problem. */
+export async function doctor(env: Record<string, string>): Promise<{ lines: string[]; exitCode: 0 | 1 }> {
+  let config: SuiteConfig;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { lines: [`Preflight: ${count(error.problems.length, 'problem')} in the configuration (environment or .env)`, ...error.problems.map((line) => `  ${line}`)], exitCode: 1 };
+  }
+  const nothing = nothingToCheck(config);
+  if (nothing !== undefined) return { lines: [`Preflight: nothing to check: ${nothing}`], exitCode: 0 };
+  const result = await preflight(config, config.rateLimit);
+  return { lines: describePreflight(config, result), exitCode: result.problems.length > 0 ? 1 : 0 };
+}
+
+/** Checks the configured target, sending at most `ratePerWindow` requests per RATE_WINDOW_MS. */
+export async function preflight(config: SuiteConfig, ratePerWindow: number): Promise<Preflight> {
+  const target = config.target;
+  if (target === undefined) throw new Error('preflight: the configuration names no target');
+  const context = await request.newContext();
+  try {
+    const transport = new Transport(context, config.requestTimeoutMs, { limiter: new RateLimiter(ratePerWindow, RATE_WINDOW_MS), maxRetries: config.maxRetries });
+    const api = new Api(transport, target, config, new Evidence(secretsOf(target)), { onDeprecatedOperation: () => {} });
+    return await new Checkup(api, transport, target, config).run();
+  } finally {
+    await context.dispose();
+  }
+}
+
+/** The preflight's report: a heading, then one line per problem, or the all-clear's few lines. */
+export function describePreflight(config: SuiteConfig, result: Preflight): string[] {
+  const where = `Preflight of ${config.target?.baseUrl} (API ${config.apiVersion})`;
+  const lines =
+    result.problems.length > 0 ? [`${where}: ${count(result.problems.length, 'problem')}`, ...result.problems] : [`${where}: all clear`, ...result.notes];
+  const secrets = config.target === undefined ? [] : secretsOf(config.target);
+  return lines.map((line, i) => (i === 0 ? line : `  ${redactText(line, secrets)}`));
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** An answer as a line may show it: status and the start of the body, secrets redacted. */
+const answer = (reply: Reply) => `${reply.status} ${excerpt(reply).replace(/\s+/g, ' ')}`.trim();
+
+/** How the scope files.readonly shows on GET /files/d/{slug}: held, lacking, or not promised either way (the token need only be valid). */
+const SCOPE_PROMISES: readonly { key: Credential; holds: boolean | undefined }[] = [
+  { key: 'filesReadonly', holds: true },
+  { key: 'access', holds: false },
+  { key: 'noFilesScope', holds: false },
+  { key: 'foreignAccess', holds: undefined },
+  { key: 'agencyAccess', holds: undefined },
+];
+
+class Checkup {
+  readonly #problems = new Map<string, string>();
+  readonly #notes: string[] = [];
+  /** What was accepted, and what was refused or held as promised. */
+  readonly #accepted: string[] = [];
+  readonly #promised: string[] = [];
+  readonly #unseen: string[] = [];
+  readonly #absent = new Map<string, Reply>();
+
+  constructor(
+    private readonly api: Api,
+    private readonly transport: Transport,
+    private readonly target: Target,
+    private readonly config: SuiteConfig,
+  ) {}
+
+  async run(): Promise<Preflight> {
+    if (await this.#reach()) {
+      const now = await this.#clock();
+      const upload = await this.#upload(now === undefined ? undefined : regimeAt(now));
+      if (upload) await this.#scopes(upload);
+      if (await this.#execute()) await this.#refusedExecutions();
+      await this.#routes();
+    }
+    const { tokens } = this.target;
+    if (tokens.pit !== undefined) this.#unseen.push('PIT_TOKEN (a target may refuse PITs as it refuses unknown tokens)');
+    if (tokens.oauthRefreshToken !== undefined) this.#unseen.push('OAUTH_REFRESH_TOKEN, OAUTH_CLIENT_SECRET (an exchange would spend the refresh token)');
+    const line = (title: string, items: string[]) => (items.length > 0 ? [`${title}: ${items.join('; ')}`] : []);
+    const notes = [...this.#notes, ...line('accepted', this.#accepted), ...line('as promised', this.#promised), ...line('not seen', this.#unseen)];
+    return { problems: [...this.#problems.values()], notes };
+  }
+
+  /** The first problem of each variable: a later check that trips on the same variable would only repeat it. */
+  #problem(env: string, seen: string, todo: string): void {
+    if (!this.#problems.has(env)) this.#problems.set(env, `${this.#named(env)}: ${seen}; ${todo}`);
+  }
+
+  /** `LOCATION_ID=loc-1`; a secret by its name alone. */
+  #named(env: string): string {
+    const secret = SECRETS.some((key) => SETTINGS[key].env === env);
+    const values = new Map([...environmentOf(this.target), [SETTINGS.replacementPath.env, this.config.replacementPath]]);
+    return secret || !values.has(env) ? env : `${env}=${values.get(env)}`;
+  }
+
+  async #reach(): Promise<boolean> {
+    try {
+      await this.transport.fetch({ method: 'HEAD', url: this.target.baseUrl, headers: {}, maxRedirects: 0 });
+      return true;
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0].replace(/^apiRequestContext\.fetch: /, '');
+      if (/ECONNREFUSED/.test(message)) {
+        this.#problem('BASE_URL', `connection refused (${message})`, 'start the server, or set BASE_URL to the address it listens on');
+      } else {
+        this.#problem('BASE_URL', `no HTTP answer (${message})`, 'check the address, its DNS name, TLS, and any proxy or firewall on the way');
+      }
+      return false;
+    }
+  }
+
+  /** The server's now, as the suite reads it: its test clock, else its Date header. */
+  async #clock(): Promise<number | undefined> {
+    const { testClockUrl } = this.target;
+    try {
+      const before = Date.now();
+      const now = await new ServerClock(this.transport, this.target.baseUrl, testClockUrl).now();
+      const offset = now - (before + Date.now()) / 2;
+      this.#notes.push(`server clock ${new Date(now).toISOString()} by its ${testClockUrl ? 'test clock' : 'Date header'}, ${describeOffset(offset)} this machine's`);
+      return now;
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0];
+      if (testClockUrl) this.#problem('TEST_CLOCK_URL', message, "unset it if the target has no test clock, or give its clock's URL");
+      else this.#problem('TEST_CLOCK_URL', `is not set, and ${message}`, "time-bound rules cannot be judged: set TEST_CLOCK_URL to the target's test clock if it has one");
+      return undefined;
+    }
+  }
+
+  /**
+   * One secure upload to CONVERSATION_ID naming CONTACT_ID too. Refused, it is sent again changed in one place at a
+   * time, and the first change that is accepted names the variable at fault; at most one upload is ever accepted.
+   */
+  async #upload(regime: Regime | undefined): Promise<Reply | undefined> {
+    const fields = this.api.uploadFields({ contactId: this.target.contactId, isSecureAttachment: 'true' });
+    const send = (label: string, sent: Fields, auth: Auth = 'access') => this.api.upload(label, { fields: sent, files: [FILE], auth });
+    const first = await send('the preflight upload', fields);
+    if (accepted(first)) {
+      this.#accepted.push(`a secure upload to CONVERSATION_ID and CONTACT_ID in LOCATION_ID with ACCESS_TOKEN (${first.status})`);
+      if (regime === 'after') this.#unseen.push("CONVERSATION_ID's channel (after the cutover every upload is secure, whatever the channel)");
+      return first;
+    }
+    const refused = `POST ${UPLOAD_PATH} answered ${answer(first)} to the fields ${JSON.stringify(fields)} and ${FILE.name} (${FILE.bytes.length} bytes) under ${FILE_FORM_KEY}`;
+    if (await this.#routeMissing(first)) {
+      this.#problem('BASE_URL', `${refused}, as a path no server has`, 'set BASE_URL to the base address of the API (with its path prefix, if any)');
+      return undefined;
+    }
+    if (this.#same(first, await send('the same upload with a made-up token', fields, { bearer: MADE_UP }))) {
+      this.#problem('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
+      return undefined;
+    }
+    const { isSecureAttachment: _secure, ...plain } = fields;
+    const { contactId: _contact, ...conversationOnly } = plain;
+    const { conversationId: _conversation, ...contactOnly } = plain;
+    const variants = [
+      ...(regime === 'after' ? [] : [{ fields: plain, env: 'CONVERSATION_ID', change: 'without isSecureAttachment', todo: 'it is not of the email channel, the only one taking secure attachments before 30 November 2026: give an email conversation of LOCATION_ID' }]),
+      { fields: conversationOnly, env: 'CONTACT_ID', change: 'without isSecureAttachment and contactId', todo: 'give a contact of LOCATION_ID' },
+      { fields: contactOnly, env: 'CONVERSATION_ID', change: 'without isSecureAttachment and conversationId', todo: 'give an email conversation of LOCATION_ID' },
+    ];
+    for (const variant of variants) {
+      const reply = await send(`the same upload ${variant.change}`, variant.fields);
+      if (accepted(reply)) {
+        this.#problem(variant.env, `${refused}; the same upload ${variant.change} was accepted`, variant.todo);
+        return reply;
+      }
+    }
+    this.#problem('LOCATION_ID', `${refused}, and with one of conversationId or contactId alone too`, 'give the sub-account ACCESS_TOKEN belongs to, and a token that may upload into it');
+    return undefined;
+  }
+
+  /** files.readonly held or lacking as each token's variable promises, seen on GET /files/d/{slug} of the upload. */
+  async #scopes(upload: Reply): Promise<void> {
+    const slug = offeredUrls(upload).map(slugOf).find((found) => found !== undefined);
+    if (slug === undefined) {
+      this.#unseen.push('the scopes of the tokens (the upload offered no URL of the form /files/d/{slug})');
+      return;
+    }
+    const ask = (label: string, auth: Auth) => this.api.signedUrlFor(label, slug, auth);
+    const madeUp = await ask('GET /files/d/{slug} with a made-up token', { bearer: MADE_UP });
+    const answers = new Map<Credential, Reply>();
+    for (const { key } of SCOPE_PROMISES) {
+      if (this.target.tokens[key] !== undefined) answers.set(key, await ask(`GET /files/d/{slug} with ${SETTINGS[key].env}`, key));
+    }
+    // The target tells a valid token lacking the scope from an unknown one only if ACCESS_TOKEN's refusal differs from the made-up token's.
+    const access = answers.get('access');
+    const tellsUnknown = access !== undefined && !accepted(access) && !this.#same(access, madeUp);
+    const seen = (reply: Reply) => `GET /files/d/{slug} of the preflight upload answered ${answer(reply)}`;
+    this.#promised.push(`files.readonly held or lacking by ${[...answers.keys()].map((key) => SETTINGS[key].env).join(', ')}`);
+    for (const { key, holds } of SCOPE_PROMISES) {
+      const reply = answers.get(key);
+      const env = SETTINGS[key].env;
+      if (reply === undefined) continue;
+      if (holds === true && !accepted(reply)) {
+        if (await this.#routeMissing(reply)) this.#problem('BASE_URL', `${seen(reply)}, as a path no server has`, 'set BASE_URL to the base address of the API');
+        else if (this.#same(reply, madeUp)) this.#problem(env, `${seen(reply)}, exactly as to a made-up token`, 'it is unknown or expired: give a valid token of LOCATION_ID holding files.readonly');
+        else this.#problem(env, seen(reply), 'give a token of LOCATION_ID holding files.readonly');
+      } else if (holds === false && accepted(reply)) {
+        this.#problem(env, `${seen(reply)}: it holds files.readonly`, 'give a token without files.readonly (the privacy checks need one)');
+      } else if (holds !== true && !accepted(reply) && tellsUnknown && this.#same(reply, madeUp)) {
+        this.#problem(env, `${seen(reply)}, exactly as to a made-up token and unlike ACCESS_TOKEN`, `it is unknown or expired: give ${SETTINGS[key].purpose.replace(/^optional: /, '')}`);
+      }
+    }
+    if (!tellsUnknown) this.#unseen.push('whether the tokens lacking files.readonly are valid (the target refuses them as it refuses a made-up token)');
+  }
+
+  /** One execution of AGENT_ID; refused, compared with a made-up token and a made-up agent to name the variable at fault. */
+  async #execute(): Promise<boolean> {
+    const body = { message: MESSAGE, locationId: this.target.locationId };
+    const first = await this.api.execute('the preflight execution', { body });
+    if (accepted(first)) {
+      this.#accepted.push(`an execution of AGENT_ID (${first.status})`);
+      return true;
+    }
+    // A location or token the upload already found at fault explains this refusal too.
+    if (this.#problems.has('LOCATION_ID') || this.#problems.has('ACCESS_TOKEN')) return false;
+    const refused = `POST ${new URL(first.url).pathname} answered ${answer(first)} to ${JSON.stringify(body)}`;
+    if (await this.#routeMissing(first)) {
+      this.#problem('BASE_URL', `${refused}, as a path no server has`, 'set BASE_URL to the base address of the API (the deprecated path may also be gone)');
+    } else if (this.#same(first, await this.api.execute('the same execution with a made-up token', { body, auth: { bearer: MADE_UP } }))) {
+      this.#problem('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a token of LOCATION_ID that may execute agents');
+    } else if (this.#same(first, await this.api.execute('the same execution of a made-up agent', { body, agentId: MADE_UP }))) {
+      this.#problem('AGENT_ID', `${refused}, exactly as for a made-up agent`, 'give an active agent of LOCATION_ID');
+    } else {
+      this.#problem('AGENT_ID', refused, 'give an active agent of LOCATION_ID (or a token that may execute it)');
+    }
+    return false;
+  }
+
+  /** INACTIVE_AGENT_ID and FOREIGN_LOCATION_ID must be refused where AGENT_ID with LOCATION_ID was accepted. */
+  async #refusedExecutions(): Promise<void> {
+    const { inactiveAgentId, foreignLocationId, locationId } = this.target;
+    if (foreignLocationId !== undefined && foreignLocationId === locationId) {
+      this.#problem('FOREIGN_LOCATION_ID', 'is LOCATION_ID itself', 'give a location AGENT_ID does not belong to');
+    }
+    const cases = [
+      { env: 'INACTIVE_AGENT_ID', value: inactiveAgentId, agentId: inactiveAgentId, location: locationId, todo: 'give an agent of LOCATION_ID that is not active (the run judges whether the target checks)' },
+      { env: 'FOREIGN_LOCATION_ID', value: foreignLocationId, agentId: this.target.agentId, location: foreignLocationId, todo: 'give a location AGENT_ID does not belong to (the run judges whether the target checks)' },
+    ];
+    for (const { env, value, agentId, location, todo } of cases) {
+      if (value === undefined || this.#problems.has(env)) continue;
+      const body = { message: MESSAGE, locationId: location as string };
+      const reply = await this.api.execute(`an execution with ${env}`, { agentId, body });
+      if (accepted(reply)) this.#problem(env, `POST ${new URL(reply.url).pathname} with ${JSON.stringify(body)} was accepted (${reply.status})`, todo);
+      else this.#promised.push(`${env} refused (${reply.status})`);
+    }
+  }
+
+  /** The operations the run reaches without a valid body: each must be served where it is configured. */
+  async #routes(): Promise<void> {
+    const probes = [
+      { env: SETTINGS.replacementPath.env, path: this.config.replacementPath, send: () => this.api.execute('the replacement path with an empty body', { path: 'replacement', body: {} }), todo: 'set the path the target serves the replacement execute operation at (the live platform: /agent-studio/agent/{agentId}/execute)' },
+      ...(this.target.tokens.oauthRefreshToken === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/token', send: () => this.api.oauthToken('POST /oauth/token with an empty form', {}), todo: 'set BASE_URL to the base address the token endpoints share with the API' }]),
+      ...(this.target.tokens.agencyAccess === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/location-token', send: () => this.api.locationToken('POST /oauth/location-token without a token', 'none'), todo: 'set BASE_URL to the base address the token endpoints share with the API' }]),
+    ];
+    for (const { env, path, send, todo } of probes) {
+      const reply = await send();
+      // Sent without what it needs, a served operation refuses it for that; 404 or 405 says the path is not there.
+      if (reply.status === 404 || reply.status === 405 || (await this.#routeMissing(reply))) {
+        this.#problem(env, `POST ${path} answered ${answer(reply)}, as a path the target does not serve`, todo);
+      }
+    }
+  }
+
+  /** 405, or a 404 the same as the target's answer to a path no server has: the operation is not where it was sent. */
+  async #routeMissing(reply: Reply): Promise<boolean> {
+    if (reply.status === 405) return true;
+    if (reply.status !== 404) return false;
+    const absent = this.#absent.get(reply.method) ?? (await this.api.anonymous(`${reply.method} a path no server has`, `${this.target.baseUrl}${ABSENT_PATH}`, { method: reply.method, headers: this.api.headers('access') }));
+    this.#absent.set(reply.method, absent);
+    return this.#same(reply, absent);
+  }
+
+  /** Two answers alike but for the paths they were sent to and the identifiers they name. */
+  #same(a: Reply, b: Reply): boolean {
+    const blanks = [new URL(a.url).pathname, new URL(b.url).pathname, MADE_UP, ...Object.values(pickIds(this.target))]
+      .filter((value): value is string => value !== undefined && value.length > 0)
+      .sort((x, y) => y.length - x.length);
+    const key = (reply: Reply) => `${reply.status} ${blanks.reduce((text, value) => text.split(value).join('…'), reply.shown())}`;
+    return key(a) === key(b);
+  }
+}
+
+/** `3 s ahead of`, `35 d 2 h behind`, `within a second of`. */
+function describeOffset(ms: number): string {
+  const seconds = Math.round(Math.abs(ms) / 1000);
+  if (seconds === 0) return 'within a second of';
+  const parts = [
+    [Math.floor(seconds / 86_400), 'd'],
+    [Math.floor((seconds % 86_400) / 3600), 'h'],
+    [Math.floor((seconds % 3600) / 60), 'min'],
+    [seconds % 60, 's'],
+  ].filter(([n]) => n !== 0);
+  return `${parts.slice(0, 2).map(([n, unit]) => `${n} ${unit}`).join(' ')} ${ms > 0 ? 'ahead of' : 'behind'}`;
+}

@@ -1,0 +1,182 @@
+// The preflight against the in-process reference server, in both styles (their codes and bodies differ; the contract
+// shows none): all right gives the all-clear, and each broken variable gives exactly one line naming it, with no
+// token in the output. Then a live `npm run conformance` stopped by the preflight: non-zero, the lines, no matrix.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Listening, listenReference } from '../../reference/listen.ts';
+import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
+import { SERVER_SETTINGS } from '../../reference/config.ts';
+import type { StyleName } from '../../reference/style.ts';
+import { loadSeed } from '../../reference/world.ts';
+import { atAddress, environmentOf, SETTINGS, worldOf } from '../config.ts';
+import { doctor } from '../doctor.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const seed = loadSeed();
+const world = worldOf(seed);
+/** Every secret of the world, and every made-up one a case sets: none may be printed. */
+const SECRET_VALUES = [...seed.tokens.map((token) => token.value)];
+const BEFORE_CUTOVER = Date.parse('2026-11-25T12:00:00Z');
+const AFTER_CUTOVER = Date.parse('2026-12-01T12:00:00Z');
+const SMS_CONVERSATION = seed.conversations.find((c) => c.channel !== 'email' && c.locationId === world.locationId)?.id as string;
+const FOREIGN_CONTACT = seed.contacts.find((c) => c.locationId !== world.locationId)?.id as string;
+const MADE_UP_TOKEN = 'doctor-test-made-up-token-0000';
+SECRET_VALUES.push(MADE_UP_TOKEN);
+
+/** The variables that point the suite at a reference server, with `overrides`. */
+const environmentAt = (server: Listening, overrides: Record<string, string> = {}) => ({
+  ...Object.fromEntries(environmentOf(atAddress(world, server.address, TEST_CLOCK_PATH))),
+  ...overrides,
+});
+
+/** One variable set wrong: the preflight must give exactly one line, naming it. */
+const BROKEN: readonly { env: string; value: string; why: string }[] = [
+  { env: 'CONVERSATION_ID', value: SMS_CONVERSATION, why: 'a conversation of the sms channel' },
+  { env: 'AGENT_ID', value: world.inactiveAgentId as string, why: 'an inactive agent' },
+  { env: 'AGENT_ID', value: 'agent-that-does-not-exist', why: 'an unknown agent' },
+  { env: 'ACCESS_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token' },
+  { env: 'ACCESS_TOKEN', value: world.tokens.pit as string, why: 'a token holding files.readonly' },
+  { env: 'REPLACEMENT_EXECUTE_PATH', value: '/agent-studio/agent/{agentId}/execute', why: 'a path the reference does not serve' },
+  { env: 'CONTACT_ID', value: FOREIGN_CONTACT, why: 'a contact of another location' },
+  { env: 'LOCATION_ID', value: world.foreignLocationId as string, why: 'a location the token does not reach' },
+  { env: 'FILES_READONLY_TOKEN', value: world.tokens.noFilesScope as string, why: 'a token lacking files.readonly' },
+  { env: 'NO_FILES_SCOPE_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token' },
+  { env: 'FOREIGN_ACCESS_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token' },
+  { env: 'INACTIVE_AGENT_ID', value: world.agentId, why: 'an active agent' },
+  { env: 'FOREIGN_LOCATION_ID', value: world.locationId, why: 'LOCATION_ID itself' },
+  { env: 'TEST_CLOCK_URL', value: 'http://127.0.0.1:1/__test/clock', why: 'a clock nobody serves' },
+];
+
+function assertNoSecret(lines: string[]): void {
+  const text = lines.join('\n');
+  for (const value of SECRET_VALUES) assert.ok(!text.includes(value), `the output shows a token:\n${text}`);
+}
+
+for (const style of ['default', 'alt'] as StyleName[]) {
+  describe(`the preflight against the ${style} style`, () => {
+    let server: Listening;
+    before(async () => {
+      server = await listenReference({ seed: '1', style, testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+    });
+    after(() => server.close());
+
+    test('all right: a short all-clear with the server clock and its offset, exit 0', async () => {
+      const { lines, exitCode } = await doctor(environmentAt(server));
+      assert.equal(exitCode, 0, lines.join('\n'));
+      assert.match(lines[0], /: all clear$/);
+      assert.ok(lines.length <= 5, `a few lines, not ${lines.length}:\n${lines.join('\n')}`);
+      assert.match(lines[1], /server clock 2026-11-25T12:00:00\.000Z by its test clock, .* (ahead of|behind) this machine's/);
+      assertNoSecret(lines);
+    });
+
+    for (const { env, value, why } of BROKEN) {
+      test(`${env} set to ${why}: exactly one line, naming it`, async () => {
+        const { lines, exitCode } = await doctor(environmentAt(server, { [env]: value }));
+        assert.equal(exitCode, 1, lines.join('\n'));
+        assert.equal(lines.length, 2, `one line:\n${lines.join('\n')}`);
+        assert.match(lines[0], /: 1 problem$/);
+        assert.ok(lines[1].startsWith(`  ${env}=`) || lines[1].startsWith(`  ${env}:`), lines[1]);
+        assertNoSecret(lines);
+      });
+    }
+  });
+}
+
+describe('the preflight, whatever the style', () => {
+  test('a refused upload shows its status, body excerpt and the fields sent, attachmentUrls as it was encoded', async () => {
+    const server = await listenReference({ seed: '1', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+    try {
+      const { lines } = await doctor(environmentAt(server, { CONVERSATION_ID: SMS_CONVERSATION }));
+      assert.match(lines[1], /answered 400 \{.*email channel only.*\} to the fields \{.*"attachmentUrls":"\[\]".*"isSecureAttachment":"true"\}/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('after the cutover the channel cannot be seen, and the all-clear says so', async () => {
+    const server = await listenReference({ seed: '1', testClock: { start: AFTER_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+    try {
+      const { lines, exitCode } = await doctor(environmentAt(server, { CONVERSATION_ID: SMS_CONVERSATION }));
+      assert.equal(exitCode, 0, lines.join('\n'));
+      assert.match(lines.join('\n'), /not seen: CONVERSATION_ID's channel \(after the cutover/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a refused connection says so, naming BASE_URL', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const env = Object.fromEntries(environmentOf(atAddress(world, `http://127.0.0.1:${port}`)));
+    const { lines, exitCode } = await doctor(env);
+    assert.equal(exitCode, 1);
+    assert.deepEqual(lines.slice(1).map((line) => line.split(':')[0]), [`  BASE_URL=http`]);
+    assert.match(lines[1], /connection refused .*ECONNREFUSED/);
+  });
+
+  test("missing variables are the configuration's own problems, each named, all at once", async () => {
+    const { lines, exitCode } = await doctor({ SUITE_MODE: 'live', BASE_URL: 'http://127.0.0.1:1' });
+    assert.equal(exitCode, 1);
+    assert.match(lines[0], /problems in the configuration/);
+    for (const env of ['LOCATION_ID', 'CONVERSATION_ID', 'ACCESS_TOKEN']) assert.ok(lines.some((line) => line.startsWith(`  ${env} is missing`)), `${env} not named:\n${lines.join('\n')}`);
+  });
+
+  test('in replay, or with the in-process reference server, there is nothing to check', async () => {
+    const environments: Record<string, string>[] = [{ SUITE_MODE: 'replay' }, { SUITE_MODE: 'live', REFERENCE_SERVER: '1' }];
+    for (const env of environments) {
+      const { lines, exitCode } = await doctor(env);
+      assert.equal(exitCode, 0);
+      assert.match(lines.join('\n'), /^Preflight: nothing to check: /);
+    }
+  });
+});
+
+describe('npm run conformance against a live target', () => {
+  const reports = mkdtempSync(join(tmpdir(), 'doctor-conformance-'));
+  let server: Listening;
+  before(async () => {
+    server = await listenReference({ seed: '1', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(reports, { recursive: true, force: true });
+  });
+
+  /** The suite run as a child (asynchronously: the reference server answers from this process). */
+  function conformance(env: Record<string, string>, args: string[]): Promise<{ status: number | null; output: string }> {
+    const inherited = { ...process.env };
+    for (const setting of [...Object.values(SETTINGS), ...Object.values(SERVER_SETTINGS)]) delete inherited[setting.env];
+    const child = spawn(process.execPath, [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', ...args], {
+      cwd: ROOT,
+      env: { ...inherited, ...env, REPORTS_DIR: reports },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return new Promise((resolve) => child.on('close', (status) => resolve({ status, output })));
+  }
+
+  test('a shard stopped by the preflight exits non-zero with its lines and the shard budget, no matrix', { timeout: 120_000 }, async () => {
+    const { status, output } = await conformance(environmentAt(server, { CONVERSATION_ID: SMS_CONVERSATION }), ['--shard=2/3']);
+    assert.equal(status, 1, output);
+    // A target with a shared test clock runs one worker: this shard's third of RATE_LIMIT=50 is 16.
+    assert.match(output, /Rate limit: shard 2\/3 sends at most 16 requests per 10 s \(RATE_LIMIT=50 shared by 3 shards\), 16 per worker × 1/);
+    assert.match(output, /: 1 problem\n {2}CONVERSATION_ID=conv-ref-sms: .*\nFix these, or set SKIP_PREFLIGHT=1/);
+    assert.doesNotMatch(output, /Conformance of|Tests: /);
+    assertNoSecret([output]);
+  });
+
+  test('SKIP_PREFLIGHT=1 runs the tests without it', { timeout: 120_000 }, async () => {
+    const { status, output } = await conformance(environmentAt(server, { SKIP_PREFLIGHT: '1' }), ['--grep', 'UPLOAD-ACCEPTED']);
+    assert.equal(status, 0, output);
+    assert.doesNotMatch(output, /Preflight of/);
+    assert.match(output, /Conformance of .*\n[\s\S]*Tests: [1-9]\d* passed, 0 failed/);
+  });
+});
