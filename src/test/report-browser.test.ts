@@ -82,8 +82,10 @@ describe('the reports in a browser', { skip: missing }, () => {
     try {
       const page = await browser.newPage();
       await page.goto(`${origin}/`);
-      await page.getByText('upload-limits.spec.ts').first().waitFor();
-      await page.getByText('upload limits', { exact: true }).first().waitFor();
+      // The tree follows the contract: area, operation, rule.
+      await page.getByText('Upload', { exact: true }).first().waitFor();
+      await page.getByText('POST /conversations/messages/upload', { exact: true }).first().waitFor();
+      await page.getByText('UPLOAD-FILES-MAX five files are accepted and a sixth is refused', { exact: true }).first().waitFor();
       await page.getByText('UPLOAD-FILES-MAX a sixth file is refused').first().click();
       await page.getByText('Category: MUST violations').waitFor();
       await page.getByText('Expected: a 4xx refusal').first().waitFor();
