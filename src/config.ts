@@ -64,6 +64,7 @@ export const SETTINGS = {
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
+  stateDir: { env: 'STATE_DIR', purpose: 'where a live run against a target without a test clock leaves the uploads of its clock rules, for a later run to judge once they have aged', default: '.conformance-state' },
   reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
   rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target, all workers together (the platform allows 100)', default: '50' },
   maxRetries: { env: 'MAX_RETRIES', purpose: 'retries of a 429 or 503 answer, each after its Retry-After (at most 60 s)', default: '3' },
@@ -126,6 +127,8 @@ export interface SuiteConfig {
   readonly reportsDir: string;
   /** Adds the slow project, which really waits out the one-hour window. */
   readonly slow: boolean;
+  /** Where uploads wait for a later run, against a live target without a test clock (src/aged-state.ts). */
+  readonly stateDir: string;
   readonly ci: boolean;
   /** The target given by the environment (live, record) or the recorded one (replay); absent for the reference server. */
   readonly target?: Target;
@@ -209,6 +212,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     fixturesDir: raw('fixturesDir') as string,
     reportsDir: raw('reportsDir') as string,
     slow: raw('slow') === '1',
+    stateDir: raw('stateDir') as string,
     ci: raw('ci') !== undefined,
   };
   if (mode === 'replay') {

@@ -62,7 +62,7 @@ function problemsOf(env: Record<string, string>, dotenvPath = NO_DOTENV): string
 describe('defaults', () => {
   test('nothing set: replay of fixtures/, Version v3, the contract replacement path, 30 s timeout, the recorded target', () => {
     const { target, ...config } = configOf({}, NO_DOTENV);
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', slow: false, ci: false, rateLimit: 50, maxRetries: 3 });
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', slow: false, stateDir: '.conformance-state', ci: false, rateLimit: 50, maxRetries: 3 });
     assert.equal(target?.baseUrl, REPLAY_BASE_URL);
     assert.equal(target?.tokens.access, '<ACCESS_TOKEN>', 'replay sends each token as its placeholder');
   });
