@@ -1,12 +1,15 @@
 // Secure attachments, permanent URLs and the dated change: every check here depends on the server's clock. With a
-// test clock a test moves it (the clock fixture puts it back); without one, a check that needs time to pass skips
-// with the reason, unless the opt-in slow project (SUITE_SLOW=1) really waits.
+// test clock a test moves it (the clock fixture puts it back); the opt-in slow project (SUITE_SLOW=1) really waits;
+// against a live target without either, a check over time after an upload judges an upload an earlier run left
+// once it has aged, and leaves its own for a later run (travel.afterUpload); with nothing aged yet it skips.
 import type { Api } from '../src/api.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract.ts';
 import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
 import { anonymousLeaks, describeLeaks } from '../src/privacy.ts';
 import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/test-files.ts';
+import type { Uploaded } from '../src/aged-state.ts';
+import type { Upload } from '../src/time-travel.ts';
 
 /** Readings of "from 30 November 2026" agree on these: before in every time zone, and after in every one. */
 const BEFORE_CUTOVER = '2026-11-29T09:00:00Z';
@@ -16,10 +19,11 @@ const DAY = 24 * HOUR;
 const MONTH = 30 * DAY;
 
 /**
- * Uploads the files and answers each one's URL: the only URL offered for a single file, else the one serving its
- * bytes. A refused upload or a file left without a URL fails the rule that guarantees it, and this test skips.
+ * Uploads the files and answers each one's URL (the only URL offered for a single file, else the one serving its
+ * bytes) and the server's Date of the upload. A refused upload or a file left without a URL fails the rule that
+ * guarantees it, and this test skips.
  */
-async function uploadAll(api: Api, files: TestFile[], secure: boolean | 'unset' = 'unset'): Promise<string[]> {
+async function uploadAll(api: Api, files: TestFile[], secure: boolean | 'unset' = 'unset'): Promise<Upload> {
   const fields = secure === 'unset' ? api.uploadFields() : api.uploadFields({ isSecureAttachment: String(secure) });
   const reply = await api.upload(`upload ${files.map((f) => f.name).join(', ')}`, { fields, files });
   requireAccepted(reply, `the upload of ${files.map((f) => f.name).join(', ')}`, 'UPLOAD-ACCEPTED');
@@ -27,10 +31,10 @@ async function uploadAll(api: Api, files: TestFile[], secure: boolean | 'unset' 
   const byFile = files.length === 1 && offered.length === 1 ? new Map([[files[0].name, offered[0]]]) : await urlsByFile(api, offered, files);
   const missing = files.filter((file) => !byFile.has(file.name)).map((file) => file.name);
   if (missing.length > 0) prerequisiteFailed('UPLOAD-URL-PER-FILE', `no URL of the upload served the bytes of ${missing.join(', ')}`);
-  return files.map((file) => byFile.get(file.name) as string);
+  return { files, urls: files.map((file) => byFile.get(file.name) as string), date: reply.headers.date };
 }
 
-const uploadOne = async (api: Api, file: TestFile, secure: boolean | 'unset' = 'unset') => (await uploadAll(api, [file], secure))[0];
+const uploadOne = async (api: Api, file: TestFile, secure: boolean | 'unset' = 'unset') => (await uploadAll(api, [file], secure)).urls[0];
 
 /** Files at every position of an upload of the maximum count, each its own bytes. */
 const everyPosition = (stem: string) => Array.from({ length: MAX_FILES_PER_UPLOAD }, (_, i) => testFile(`${stem}-${i + 1}.pdf`, 300 + i));
@@ -51,60 +55,63 @@ async function signedAfterTheHour(api: Api, slug: string, file: TestFile): Promi
   return (await servingUrl(api, offeredUrls(reply), file)) ?? prerequisiteFailed('SECURE-SIGNED-URL', `no URL offered by GET /files/d/{slug} with files.readonly (${reply.status}) served the file`);
 }
 
-const PRIVATE = 'routes by which a caller without files.readonly got the bytes';
+/** No anonymous route reaches any file of the upload. */
+async function expectPrivate(api: Api, { files, urls }: Uploaded, when: string): Promise<void> {
+  for (const [i, file] of files.entries()) {
+    expect.soft(describeLeaks(await anonymousLeaks(api, urls[i], file)), `routes by which a caller without files.readonly got the bytes: ${file.name}, ${when}`).toEqual([]);
+  }
+}
 
 test.describe('secure attachment lifecycle', () => {
   test(...rule('SECURE-URL-FORM', 'every file of a secure upload gets a URL of the form /files/d/{slug}'), async ({ api }) => {
-    const urls = await uploadAll(api, everyPosition('secure-form'), true);
+    const { urls } = await uploadAll(api, everyPosition('secure-form'), true);
     for (const url of urls) expect.soft(url).toBeSecureAttachmentUrl();
   });
 
   test(...rule('SECURE-PUBLIC-WINDOW', 'a secure URL serves anonymously from the upload to just before the hour ends'), async ({ api, travel }) => {
-    const file = testFile('secure-window.pdf');
-    const url = await uploadOne(api, file, true);
-    const time = travel.timeline();
-    const instants = [0, ...(travel.farReachable ? [HOUR / 2] : []), HOUR - travel.margin];
-    for (const seconds of instants) {
-      await time.to(seconds);
-      expect.soft(await api.anonymous(`read ${seconds} s after the upload`, url)).toServeBytesOf(file);
-    }
+    await travel.afterUpload({
+      upload: () => uploadAll(api, [testFile('secure-window.pdf')], true),
+      instants: [0, ...(travel.farReachable ? [HOUR / 2] : []), HOUR - travel.margin],
+      // From the half hour, as a test clock checks: a younger upload of an earlier run adds little to the check at once.
+      aged: { from: HOUR / 2, to: HOUR - travel.margin },
+      check: async ({ files: [file], urls: [url] }, when) => expect.soft(await api.anonymous(`read ${when}`, url), `${file.name} read ${when}`).toServeBytesOf(file),
+    });
   });
 
   test(...rule('SECURE-PRIVATE-AFTER', 'no anonymous route reaches a secure file just after the hour or long after'), async ({ api, travel }) => {
-    const files = [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)];
-    const urls = await uploadAll(api, files, true);
-    const time = travel.timeline();
-    const instants = [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH] : [])];
-    for (const seconds of instants) {
-      await time.to(seconds);
-      for (const [i, file] of files.entries()) {
-        expect.soft(describeLeaks(await anonymousLeaks(api, urls[i], file)), `${PRIVATE}: ${file.name}, ${seconds} s after the upload`).toEqual([]);
-      }
-    }
+    await travel.afterUpload({
+      upload: () => uploadAll(api, [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)], true),
+      instants: [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH] : [])],
+      check: (uploaded, when) => expectPrivate(api, uploaded, when),
+    });
   });
 
   test(...rule('SECURE-SIGNED-URL', 'a files.readonly token gets a signed URL serving the exact bytes'), async ({ api, travel }) => {
-    const file = testFile('secure-signed.docx');
-    const slug = requireSlug(await uploadOne(api, file, true));
-    const time = travel.timeline();
-    for (const seconds of [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])]) {
-      await time.to(seconds);
-      const reply = await api.signedUrlFor(`ask for a signed URL with files.readonly, ${seconds} s after the upload`, slug, 'filesReadonly');
-      expect.soft(reply.status, `GET /files/d/{slug} with files.readonly answered ${reply.status}`).toBeLessThan(400);
-      const signed = await servingUrl(api, offeredUrls(reply), file);
-      expect.soft(signed, `none of the URLs offered (${offeredUrls(reply).length}) served the exact bytes of ${file.name}, ${seconds} s after the upload`).toBeDefined();
-    }
+    await travel.afterUpload({
+      upload: () => uploadAll(api, [testFile('secure-signed.docx')], true),
+      instants: [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])],
+      check: async ({ files: [file], urls: [url] }, when) => {
+        const reply = await api.signedUrlFor(`ask for a signed URL with files.readonly, ${when}`, requireSlug(url), 'filesReadonly');
+        expect.soft(reply.status, `GET /files/d/{slug} with files.readonly answered ${reply.status}, ${when}`).toBeLessThan(400);
+        const signed = await servingUrl(api, offeredUrls(reply), file);
+        expect.soft(signed, `none of the URLs offered (${offeredUrls(reply).length}) served the exact bytes of ${file.name}, ${when}`).toBeDefined();
+      },
+    });
   });
 
   test(...rule('SECURE-SCOPE-REQUIRED', 'a token lacking files.readonly gets no signed URL'), async ({ api, travel }) => {
-    const file = testFile('secure-scope.pdf');
-    const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(HOUR + travel.margin);
-    const control = await api.signedUrlFor('ask for a signed URL with files.readonly (the control)', slug, 'filesReadonly');
-    requireControl(control, 'GET /files/d/{slug} with files.readonly', 'SECURE-SIGNED-URL');
-    const reply = await api.signedUrlFor('ask for a signed URL without files.readonly', slug, 'noFilesScope');
-    expect.soft(reply).toBeRefusal();
-    expect.soft(await servingUrl(api, offeredUrls(reply), file), 'a URL offered to the token without files.readonly that serves the file').toBeUndefined();
+    await travel.afterUpload({
+      upload: () => uploadAll(api, [testFile('secure-scope.pdf')], true),
+      instants: [HOUR + travel.margin],
+      check: async ({ files: [file], urls: [url] }, when) => {
+        const slug = requireSlug(url);
+        const control = await api.signedUrlFor('ask for a signed URL with files.readonly (the control)', slug, 'filesReadonly');
+        requireControl(control, 'GET /files/d/{slug} with files.readonly', 'SECURE-SIGNED-URL');
+        const reply = await api.signedUrlFor('ask for a signed URL without files.readonly', slug, 'noFilesScope');
+        expect.soft(reply, `GET /files/d/{slug} without files.readonly, ${when}`).toBeRefusal();
+        expect.soft(await servingUrl(api, offeredUrls(reply), file), `a URL offered to the token without files.readonly that serves the file, ${when}`).toBeUndefined();
+      },
+    });
   });
 
   test(...rule('SECURE-UNKNOWN-SLUG', 'an unknown slug is refused'), async ({ api }) => {
@@ -123,24 +130,33 @@ test.describe('secure attachment lifecycle', () => {
   });
 
   test(...rule('SECURE-SIGNED-BOUND', 'a signed URL does not serve another slug'), async ({ api, travel }) => {
-    const mine = testFile('signed-mine.pdf');
-    const other = testFile('signed-other.pdf');
-    const slug = requireSlug(await uploadOne(api, mine, true));
-    const otherSlug = requireSlug(await uploadOne(api, other, true));
-    await travel.pass(HOUR + travel.margin);
-    const signed = await signedAfterTheHour(api, slug, mine);
-    test.skip(!signed.includes(slug), 'the signed URL does not name its slug, so it cannot be pointed at another one');
-    const swapped = signed.split(slug).join(otherSlug);
-    expect(await api.anonymous('the signed URL with the other slug', swapped)).toWithholdBytesOf(other);
+    await travel.afterUpload({
+      upload: async () => {
+        const [mine, other] = [await uploadAll(api, [testFile('signed-mine.pdf')], true), await uploadAll(api, [testFile('signed-other.pdf')], true)];
+        // Dated by the later upload: both must have passed the hour.
+        return { files: [...mine.files, ...other.files], urls: [...mine.urls, ...other.urls], date: other.date };
+      },
+      instants: [HOUR + travel.margin],
+      check: async ({ files: [mine, other], urls }, when) => {
+        const [slug, otherSlug] = urls.map(requireSlug);
+        const signed = await signedAfterTheHour(api, slug, mine);
+        test.skip(!signed.includes(slug), 'the signed URL does not name its slug, so it cannot be pointed at another one');
+        const swapped = signed.split(slug).join(otherSlug);
+        expect(await api.anonymous('the signed URL with the other slug', swapped), `the signed URL of ${mine.name} pointed at ${other.name}, ${when}`).toWithholdBytesOf(other);
+      },
+    });
   });
 
   test(...rule('SECURE-SIGNED-TAMPER', 'a tampered signed URL is refused'), async ({ api, travel }) => {
-    const file = testFile('signed-tamper.pdf');
-    const slug = requireSlug(await uploadOne(api, file, true));
-    await travel.pass(HOUR + travel.margin);
-    const tampered = tamper(await signedAfterTheHour(api, slug, file));
-    test.skip(tampered === undefined, 'the signed URL has no query parameter to alter');
-    expect(await api.anonymous('the signed URL with its longest parameter altered', tampered as string)).toWithholdBytesOf(file);
+    await travel.afterUpload({
+      upload: () => uploadAll(api, [testFile('signed-tamper.pdf')], true),
+      instants: [HOUR + travel.margin],
+      check: async ({ files: [file], urls: [url] }, when) => {
+        const tampered = tamper(await signedAfterTheHour(api, requireSlug(url), file));
+        test.skip(tampered === undefined, 'the signed URL has no query parameter to alter');
+        expect(await api.anonymous('the signed URL with its longest parameter altered', tampered as string), `the tampered signed URL of ${file.name}, ${when}`).toWithholdBytesOf(file);
+      },
+    });
   });
 });
 
@@ -165,14 +181,12 @@ test.describe('permanent URLs before the change of 30 November 2026', () => {
   });
 
   test(...rule('PERMANENT-URL-LASTS', 'a non-secure upload URL still serves after the hour and a month later'), async ({ api, travel }) => {
-    await travel.ensureRegime('before', BEFORE_CUTOVER);
-    const file = testFile('permanent-lasts.txt');
-    const url = await uploadOne(api, file, false);
-    const time = travel.timeline();
-    for (const seconds of [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])]) {
-      await time.to(seconds);
-      expect.soft(await api.anonymous(`read ${seconds} s after the upload`, url)).toServeBytesOf(file);
-    }
+    await travel.afterUpload({
+      regime: { wanted: 'before', jumpTo: BEFORE_CUTOVER },
+      upload: () => uploadAll(api, [testFile('permanent-lasts.txt')], false),
+      instants: [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])],
+      check: async ({ files: [file], urls: [url] }, when) => expect.soft(await api.anonymous(`read ${when}`, url), `${file.name} read ${when}`).toServeBytesOf(file),
+    });
   });
 
   test(...rule('FILE-CONTENT-TYPE', 'the content type of served files is observed'), async ({ api, travel }) => {
@@ -192,14 +206,16 @@ test.describe('the change of 30 November 2026', () => {
   ] as const;
   for (const { id, flag, statement } of cases) {
     test(...rule(id, statement), async ({ api, travel }) => {
-      await travel.ensureRegime('after', AFTER_CUTOVER);
-      const files = [testFile(`cutover-${String(flag)}.pdf`), testFile(`cutover-${String(flag)}-2.png`, 700)];
-      const urls = await uploadAll(api, files, flag);
-      for (const url of urls) expect.soft(url).toBeSecureAttachmentUrl();
-      await travel.pass(HOUR + travel.margin);
-      for (const [i, file] of files.entries()) {
-        expect.soft(describeLeaks(await anonymousLeaks(api, urls[i], file)), `${PRIVATE}: ${file.name} after the hour`).toEqual([]);
-      }
+      await travel.afterUpload({
+        regime: { wanted: 'after', jumpTo: AFTER_CUTOVER },
+        upload: async () => {
+          const uploaded = await uploadAll(api, [testFile(`cutover-${String(flag)}.pdf`), testFile(`cutover-${String(flag)}-2.png`, 700)], flag);
+          for (const url of uploaded.urls) expect.soft(url).toBeSecureAttachmentUrl();
+          return uploaded;
+        },
+        instants: [HOUR + travel.margin],
+        check: (uploaded, when) => expectPrivate(api, uploaded, when),
+      });
     });
   }
 

@@ -20,6 +20,8 @@ export const ANNOTATION = {
   inconclusive: 'inconclusive',
   /** `RULE-ID what happened`: a prerequisite the contract guarantees was refused, a failure of that rule. */
   violation: 'violation',
+  /** A file of STATE_DIR ignored, or an upload that could not be kept there: no verdict depends on it. */
+  warning: 'warning',
 } as const;
 
 export type AnnotationType = (typeof ANNOTATION)[keyof typeof ANNOTATION];

@@ -67,6 +67,7 @@ export const SETTINGS = {
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
+  stateDir: { env: 'STATE_DIR', purpose: 'where a live run against a target without a test clock leaves the uploads of its clock rules, for a later run to judge once they have aged', default: '.conformance-state' },
   reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
   contractUrl: { env: 'CONTRACT_URL', purpose: "optional: the contract's address the reports link to, each rule at its section; Allure links only http(s) addresses (default: the contract's page in REPORTS_DIR, a file:// URL)" },
   rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target, all shards and workers together (the platform allows 100)', default: '50' },
@@ -136,6 +137,8 @@ export interface SuiteConfig {
   readonly slow: boolean;
   /** Skips the preflight of a live target before the run (SKIP_PREFLIGHT). */
   readonly skipPreflight: boolean;
+  /** Where uploads wait for a later run, against a live target without a test clock (src/aged-state.ts). */
+  readonly stateDir: string;
   readonly ci: boolean;
   /** The GitHub Actions job summary the matrix is appended to. */
   readonly githubStepSummary?: string;
@@ -235,6 +238,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     contractUrl: contractUrl ?? pathToFileURL(resolve(raw('reportsDir') as string, CONTRACT_PAGE)).href,
     slow: raw('slow') === '1',
     skipPreflight: raw('skipPreflight') === '1',
+    stateDir: raw('stateDir') as string,
     ci: raw('ci') !== undefined,
     githubStepSummary: raw('githubStepSummary'),
   };

@@ -8,7 +8,7 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
 
-export type SchemaId = 'upload-request' | 'upload-response' | 'execution-request' | 'execution-response' | 'upload-cases' | 'anonymous-route-cases';
+export type SchemaId = 'aged-upload' | 'upload-request' | 'upload-response' | 'execution-request' | 'execution-response' | 'upload-cases' | 'anonymous-route-cases';
 
 /** One strict ajv instance for the whole project: every `schemas/*.schema.json` is compiled once, here. */
 export const ajv = new Ajv2020({ strict: true, allErrors: true });

@@ -4,7 +4,8 @@
 import { type APIRequestContext, test as base, type TestDetails } from '@playwright/test';
 import { parameter } from 'allure-js-commons';
 import type { FastifyInstance } from 'fastify';
-import { ANNOTATION } from './annotations.ts';
+import { UploadState } from './aged-state.ts';
+import { ANNOTATION, notesOf } from './annotations.ts';
 import { accepted, Api, type Reply } from './api.ts';
 import { atAddress, describeTarget, pickIds, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config.ts';
 import { contractLink } from './contract-page.ts';
@@ -197,7 +198,15 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     }
   },
 
-  travel: async ({ clock, timeTravel }, use) => use(new TimeTravel(clock, timeTravel)),
+  // A live target whose clock the suite can neither move nor wait out: time passes between runs instead. Never with
+  // a test clock (a run judges every instant itself, and its moves make the server's time between runs meaningless)
+  // nor in replay or record (the fixtures must not depend on what earlier runs left).
+  travel: async ({ clock, timeTravel, config, target, secrets }, use, testInfo) => {
+    const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0] as RuleId | undefined;
+    const acrossRuns = config.mode === 'live' && !clock.movable && timeTravel === 'test-clock' && rule !== undefined;
+    const state = acrossRuns ? new UploadState(config.stateDir, target, rule, testInfo.title, (text) => redactText(text, secrets.values())) : undefined;
+    await use(new TimeTravel(clock, timeTravel, state));
+  },
 });
 
 /** Writes fixtures/target.json: the target's ids, its test clock and which tokens it has, never their values. */

@@ -1,14 +1,43 @@
-// How a test reaches the instant it needs: the target's test clock when it has one, real waiting in the
-// opt-in slow project, else a skip that says why. Expectations always follow the server's clock.
+// How a test reaches the instant it needs: the target's test clock when it has one, real waiting in the opt-in slow
+// project, else time passing between runs: a check over time after an upload judges an upload an earlier run left
+// once it has aged, and leaves this run's for a later run (src/aged-state.ts); with nothing aged yet it skips,
+// saying why. Expectations always follow the server's clock.
 import { test } from '@playwright/test';
+import { describeAge, type Uploaded, type UploadState } from './aged-state.ts';
+import { ANNOTATION, type AnnotationType } from './annotations.ts';
 import { type Regime, regimeAt, type ServerClock } from './server-clock.ts';
 
 export type TimeTravelMode = 'test-clock' | 'wait';
 
+/** An upload as a test made it: its files, their URLs, and the Date header of the upload's answer. */
+export interface Upload extends Uploaded {
+  date: string | undefined;
+}
+
+/** A check that must hold at instants after an upload. */
+export interface AfterUpload {
+  /** The regime of the dated change the upload needs, and the instant a test clock jumps to for it. */
+  regime?: { wanted: Exclude<Regime, 'ambiguous'>; jumpTo: string };
+  upload(): Promise<Upload>;
+  /** Seconds after the upload at which `check` must hold, in order; 0 is at once. */
+  instants: number[];
+  /** The ages of an earlier run's upload `check` can judge; by default its first instant after the upload and any later. */
+  aged?: { from: number; to: number };
+  /** `when` says when, for messages and evidence labels. */
+  check(uploaded: Uploaded, when: string): Promise<void>;
+}
+
+const cannotPass = (seconds: number) => `needs ${seconds} s to pass on the server: set TEST_CLOCK_URL, or run the slow project (SUITE_SLOW=1) that really waits`;
+const otherRegime = (now: number, regime: Regime, wanted: Regime) =>
+  `the server's date ${new Date(now).toISOString()} is ${regime} the change of 30 November 2026; this check needs ${wanted}`;
+const note = (type: AnnotationType, description: string) => test.info().annotations.push({ type, description });
+
 export class TimeTravel {
+  /** `state`: where uploads wait for a later run, when time can pass only between runs. */
   constructor(
     private readonly clock: ServerClock,
     private readonly mode: TimeTravelMode,
+    private readonly state?: UploadState,
   ) {}
 
   /** Moves the server to an instant; only a test clock can, so otherwise the test skips. */
@@ -23,7 +52,7 @@ export class TimeTravel {
       await this.clock.advance(seconds);
       return;
     }
-    test.skip(this.mode !== 'wait', `needs ${seconds} s to pass on the server: set TEST_CLOCK_URL, or run the slow project (SUITE_SLOW=1) that really waits`);
+    test.skip(this.mode !== 'wait', cannotPass(seconds));
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   }
 
@@ -57,6 +86,81 @@ export class TimeTravel {
     if (this.clock.movable) return this.jumpTo(jumpTarget);
     const now = await this.clock.now();
     const regime = regimeAt(now);
-    test.skip(regime !== wanted, `the server's date ${new Date(now).toISOString()} is ${regime} the change of 30 November 2026; this check needs ${wanted}`);
+    test.skip(regime !== wanted, otherRegime(now, regime, wanted));
+  }
+
+  /** Uploads, then checks at each instant after the upload; where time passes only between runs, across runs. */
+  async afterUpload(plan: AfterUpload): Promise<void> {
+    if (this.state) return this.#acrossRuns(plan, this.state);
+    if (plan.regime) await this.ensureRegime(plan.regime.wanted, plan.regime.jumpTo);
+    const uploaded = await plan.upload();
+    const time = this.timeline();
+    for (const seconds of plan.instants) {
+      await time.to(seconds);
+      await plan.check(uploaded, `${seconds} s after the upload`);
+    }
+  }
+
+  /**
+   * Judges the oldest upload an earlier run left that has aged enough, then uploads, checks what can be checked at
+   * once, and leaves the upload for a later run. With nothing judged, the test skips saying why.
+   */
+  async #acrossRuns(plan: AfterUpload, state: UploadState): Promise<void> {
+    const later = plan.instants.find((seconds) => seconds > 0) ?? 0;
+    const now = await this.clock.now();
+    const earlier = await this.#judgeEarlier(plan, state, now, plan.aged ?? { from: later, to: Number.POSITIVE_INFINITY });
+    const regime = regimeAt(now);
+    /** What became of this run's upload, and why this run cannot judge it. */
+    let mine: string;
+    let why: string;
+    if (plan.regime && regime !== plan.regime.wanted) {
+      why = otherRegime(now, regime, plan.regime.wanted);
+      mine = `this run made no upload: ${why}`;
+    } else {
+      const uploaded = await plan.upload();
+      for (const seconds of plan.instants.filter((instant) => instant === 0)) await plan.check(uploaded, `${seconds} s after the upload`);
+      mine = await this.#keep(state, uploaded);
+      why = `${cannotPass(later)}; ${mine}`;
+    }
+    test.skip(earlier.judged === undefined, `${why}; ${earlier.status}`);
+    note(ANNOTATION.observation, `${earlier.judged}; ${mine}`);
+  }
+
+  /** The oldest upload of an earlier run whose age `check` can judge, judged and then dropped; those too old for it are dropped. */
+  async #judgeEarlier(plan: AfterUpload, state: UploadState, now: number, ages: { from: number; to: number }): Promise<{ judged?: string; status: string }> {
+    const { uploads, warnings } = state.waiting(now);
+    for (const warning of warnings) note(ANNOTATION.warning, warning);
+    const past = uploads.filter((upload) => upload.age > ages.to);
+    for (const upload of past) state.drop(upload.path);
+    const oldest = uploads.find((upload) => upload.age >= ages.from && upload.age <= ages.to);
+    if (oldest === undefined) {
+      const young = uploads.find((upload) => upload.age < ages.from);
+      const status = [
+        ...(young ? [`the oldest upload an earlier run left is ${describeAge(young.age)} old, short of the ${ages.from} s this check needs`] : []),
+        ...(past.length > 0 ? [`${past.length} left by earlier runs were past the ${ages.to} s this check holds until, and were dropped`] : []),
+      ];
+      return { status: status.length > 0 ? status.join('; ') : 'no upload of an earlier run waits' };
+    }
+    const made = `on an upload made ${describeAge(oldest.age)} earlier by the server's clock`;
+    try {
+      await plan.check(oldest, made);
+    } finally {
+      state.drop(oldest.path);
+    }
+    return { judged: `judged ${made}, left by an earlier run ${oldest.regime === 'ambiguous' ? 'on the day of' : oldest.regime} the change of 30 November 2026`, status: '' };
+  }
+
+  /** Leaves this run's upload for a later run, dated by the server; says where, or why not. */
+  async #keep(state: UploadState, uploaded: Upload): Promise<string> {
+    const date = uploaded.date === undefined ? Number.NaN : Date.parse(uploaded.date);
+    const at = Number.isNaN(date) ? await this.clock.now() : date;
+    try {
+      state.keep(uploaded, at, regimeAt(at));
+      return `this run's upload waits in ${state.dir}/ for a later run to judge`;
+    } catch (error) {
+      const why = `this run's upload could not be kept for a later run: ${(error as Error).message}`;
+      note(ANNOTATION.warning, why);
+      return why;
+    }
   }
 }
