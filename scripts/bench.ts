@@ -1,7 +1,9 @@
 // npm run bench: wall time and peak memory of suite runs, measured from outside, medians printed.
 // Modes: replay (the recorded fixtures), live (against the reference server), upload (only the test that sends
 // five files of 5,000,000 bytes, live: its worker holds both the client and the reference server).
-// Usage: npm run bench [-- --runs N] [-- --modes replay,live,upload]
+// floor: Playwright running two trivial tests (scripts/floor), the machine's own floor; replay is also given as a
+// multiple of it, measured in the same bench.
+// Usage: npm run bench [-- --runs N] [-- --modes floor,replay,live,upload]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { PLAYWRIGHT_CLI } from './mutation.ts';
@@ -12,9 +14,10 @@ const option = (name: string, fallback: string) => {
   return at >= 0 && args[at + 1] ? args[at + 1] : fallback;
 };
 const runs = Number(option('runs', '3'));
-const modes = option('modes', 'replay,live,upload').split(',');
+const modes = option('modes', 'floor,replay,live,upload').split(',');
 
 const MODES: Record<string, { env: Record<string, string>; args: string[] }> = {
+  floor: { env: {}, args: ['--config', 'scripts/floor/playwright.config.ts'] },
   replay: { env: { SUITE_MODE: 'replay', REFERENCE_SERVER: '0' }, args: [] },
   live: { env: { SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, args: [] },
   upload: { env: { SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, args: ['--grep', 'UPLOAD-SIZE-TOTAL'] },
@@ -48,8 +51,9 @@ function treeRss(root: number): { total: number; largest: number } {
 function measure(mode: string): Promise<{ seconds: number; peakMb: number; largestMb: number; exit: number | null }> {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', '--reporter=dot', ...MODES[mode].args], {
-      env: { ...process.env, ...MODES[mode].env, REPORTS_DIR: `reports/bench-${mode}` },
+    // The reporters a user gets (CI=1: a dot per test on the console), since they cost their share of a run.
+    const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', ...MODES[mode].args], {
+      env: { ...process.env, ...MODES[mode].env, CI: '1', REPORTS_DIR: `reports/bench-${mode}` },
       stdio: 'ignore',
     });
     let peak = 0;
@@ -68,14 +72,19 @@ function measure(mode: string): Promise<{ seconds: number; peakMb: number; large
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+const medianWall: Record<string, number> = {};
 for (const mode of modes) {
   const results = [];
   for (let i = 0; i < runs; i++) results.push(await measure(mode));
   const failed = results.filter((r) => r.exit !== 0).length;
+  medianWall[mode] = median(results.map((r) => r.seconds));
   console.log(
     `${mode.padEnd(7)} runs ${runs}: median wall ${median(results.map((r) => r.seconds)).toFixed(2)} s ` +
       `(${results.map((r) => r.seconds.toFixed(2)).join(', ')}), median peak RSS of the process tree ` +
       `${median(results.map((r) => r.peakMb)).toFixed(0)} MB, of its largest process ${median(results.map((r) => r.largestMb)).toFixed(0)} MB` +
       `${failed ? `, ${failed} runs exited non-zero` : ''}`,
   );
+}
+if (medianWall.floor !== undefined && medianWall.replay !== undefined) {
+  console.log(`replay / floor: ${(medianWall.replay / medianWall.floor).toFixed(2)} (target at most 2.5)`);
 }

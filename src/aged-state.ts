@@ -11,7 +11,7 @@ import type { Target } from './config.ts';
 import type { RuleId } from './rules.ts';
 import { describeErrors, validatorFor } from './schemas.ts';
 import type { Regime } from './server-clock.ts';
-import { testFile, type TestFile } from './test-files.ts';
+import { knownTestFile, testFile, type TestFile } from './test-files.ts';
 
 export const STATE_FORMAT = 'conformance-aged-upload/1';
 /** An upload older than this is dropped unjudged: the farthest a check looks is a month after the upload. */
@@ -93,7 +93,8 @@ export class UploadState {
 
   /** Leaves an upload for a later run; throws, saying why, when it cannot. */
   keep(uploaded: Uploaded, uploadedAt: number, regime: Regime): void {
-    const files = uploaded.files.map((file, i) => ({ name: file.name, size: file.bytes.length, sha256: file.sha256, url: uploaded.urls[i] }));
+    // The size testFile() was asked for: a file smaller than its type's minimum is made larger, and rebuilt from the asked size.
+    const files = uploaded.files.map((file, i) => ({ name: file.name, size: knownTestFile(file.bytes)?.size ?? file.bytes.length, sha256: file.sha256, url: uploaded.urls[i] }));
     const credential = files.find((file) => this.redact(file.url) !== file.url);
     if (credential) throw new Error(`the URL of ${credential.name} carries a signature or a token, which is never stored`);
     const stored: StoredUpload = { format: STATE_FORMAT, rule: this.rule, test: this.test, target: this.#target, uploadedAt: new Date(uploadedAt).toISOString(), regime, files };
@@ -119,9 +120,9 @@ export class UploadState {
       throw new Error(`it belongs to another target (${stored.target.origin}, location ${stored.target.locationId})`);
     }
     const files = stored.files.map((file) => testFile(file.name, file.size));
-    const changed = files.find((file, i) => file.sha256 !== stored.files[i].sha256);
+    const changed = stored.files.find((file, i) => file.sha256 !== files[i].sha256);
     // This suite's test files changed since: the upload can no longer be told from another file.
-    if (changed) return { because: `this suite no longer makes ${changed.name} of ${changed.bytes.length} bytes as it was uploaded` };
+    if (changed) return { because: `this suite no longer makes ${changed.name} of ${changed.size} bytes as it was uploaded` };
     const age = Math.round((now - Date.parse(stored.uploadedAt)) / 1000);
     if (age > KEEP_SECONDS) return {};
     return { upload: { path, files, urls: stored.files.map((file) => file.url), regime: stored.regime, age } };
