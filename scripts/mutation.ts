@@ -1,5 +1,5 @@
-// npm run mutation: the suite, live, against a clean reference server (the baseline), then the tests of each fault's
-// own rule against a server with that fault (`npm run mutation -- <fault>…`: only those faults), as many at a time as
+// npm run mutation: the suite, live, against a clean reference server of each style (the baselines), and, in the same
+// Playwright run, the tests of each fault's own rule against a server with that fault (`npm run mutation -- <fault>…`: only those faults), as many at a time as
 // there are cores; a fault its rule does not catch runs again with every test, to see what else notices it. A fault is
 // killed when the rule it breaks fails (INFO: when that rule's observation changes). Writes reports/mutation.md and
 // reports/mutation.json; exits non-zero when the baseline has a MUST failure, a MUST fault survives, or a fault is
@@ -112,19 +112,18 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`not in reference/faults.ts: ${unknown.join(', ')}`);
   const faults = faultCatalogue().filter((fault) => named.length === 0 || named.includes(fault.name));
   const limit = Math.max(1, availableParallelism());
-  // Both styles' baselines: a correct server of either style passes, and every rule gets one verdict in both.
-  const baselines = await runProjects('baseline', STYLES.map((style) => ({ name: baselineOf(style), style })), limit);
-  const baseline = baselines.get(baselineOf('default')) as Run;
   const trials: Trial[] = [
     ...faults.map((fault) => ({ name: fault.name, fault, style: 'default' as const })),
     ...faults.filter((fault) => ALT_SAMPLE.includes(fault.name as FaultName)).map((fault) => ({ name: `${fault.name}@alt`, fault, style: 'alt' as const })),
   ];
   const project = (trial: Trial, rule?: RuleId): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style, rule });
+  // One Playwright run for both styles' baselines (a correct server of either style passes, and every rule gets one
+  // verdict in both) and every fault with its own rule's tests: the baselines, the longest projects, go first.
+  const baselineProjects = STYLES.map((style): MutationProject => ({ name: baselineOf(style), style }));
+  const own = await runProjects('own-rule', [...baselineProjects, ...trials.map((trial) => project(trial, trial.fault.rule))], limit);
+  const baselines = new Map(baselineProjects.map(({ name }) => [name, own.get(name) as Run]));
+  const baseline = baselines.get(baselineOf('default')) as Run;
   const judged = (trial: Trial, runs: Map<string, Run>) => ({ ...judge(trial.fault, runs.get(trial.name) as Run, baselines.get(baselineOf(trial.style)) as Run), fault: trial.name });
-  // A fault's cost grows with the tests of its rule: the dearest go first.
-  const testsOf = (fault: Fault) => baseline.report.rules.find((r) => r.id === fault.rule)?.tests.length ?? 0;
-  const order = [...trials].sort((a, b) => testsOf(b.fault) - testsOf(a.fault));
-  const own = await runProjects('own-rule', order.map((trial) => project(trial, trial.fault.rule)), limit);
   const first = trials.map((trial) => judged(trial, own));
   // Rarely needed, so dear: what every other test makes of a fault its own rule missed.
   const missed = trials.filter((_, i) => first[i].outcome !== 'killed');
