@@ -70,8 +70,10 @@ export type StyleName = 'default' | 'alt';
 
 export const STYLES: Readonly<Record<StyleName, Partial<Policy>>> = { default: {}, alt: ALT };
 
+export const STYLE_NAMES = Object.keys(STYLES) as StyleName[];
+
 export function parseStyle(name: string | undefined, variable = 'STYLE'): StyleName {
   if (name === undefined || name === '') return 'default';
-  if (!(name in STYLES)) throw new Error(`${variable}=${name} is not a reference style; known: ${Object.keys(STYLES).join(', ')}`);
+  if (!(name in STYLES)) throw new Error(`${variable}=${name} is not a reference style; known: ${STYLE_NAMES.join(', ')}`);
   return name as StyleName;
 }

@@ -12,6 +12,7 @@ import { faultCatalogue, type Fault, type FaultName } from '../reference/faults.
 import { type MutationProject, mutationConfig, SETTINGS } from '../src/config.ts';
 import type { ConformanceReport } from '../src/conformance-reporter.ts';
 import type { Level, RuleId } from '../src/rules.ts';
+import { STYLE_NAMES, type StyleName } from '../reference/style.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'reports', 'mutation');
@@ -24,8 +25,7 @@ interface Run {
   report: ConformanceReport;
 }
 
-const STYLES = ['default', 'alt'] as const;
-const baselineOf = (style: (typeof STYLES)[number]) => (style === 'default' ? 'baseline' : `baseline-${style}`);
+const baselineOf = (style: StyleName) => (style === 'default' ? 'baseline' : `baseline-${style}`);
 
 /**
  * The faults also run against the alt style: those whose detection goes through what the styles choose differently
@@ -50,7 +50,7 @@ interface Trial {
   /** The fault's name, `@alt` added in the alt style. */
   name: string;
   fault: Fault;
-  style: (typeof STYLES)[number];
+  style: StyleName;
 }
 
 export type Outcome = 'killed' | 'survived' | 'caught by other rules only';
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   const project = (trial: Trial, rule?: RuleId): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style, rule });
   // One Playwright run for both styles' baselines (a correct server of either style passes, and every rule gets one
   // verdict in both) and every fault with its own rule's tests: the baselines, the longest projects, go first.
-  const baselineProjects = STYLES.map((style): MutationProject => ({ name: baselineOf(style), style }));
+  const baselineProjects = STYLE_NAMES.map((style): MutationProject => ({ name: baselineOf(style), style }));
   const own = await runProjects('own-rule', [...baselineProjects, ...trials.map((trial) => project(trial, trial.fault.rule))], limit);
   const baselines = new Map(baselineProjects.map(({ name }) => [name, own.get(name) as Run]));
   const baseline = baselines.get(baselineOf('default')) as Run;
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const totalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
   const mustFailures = (run: Run) => run.report.rules.filter((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error')).map((r) => r.id);
-  const baselineMust = STYLES.flatMap((style) => mustFailures(baselines.get(baselineOf(style)) as Run).map((id) => (style === 'default' ? id : `${id} (${style} style)`)));
+  const baselineMust = STYLE_NAMES.flatMap((style) => mustFailures(baselines.get(baselineOf(style)) as Run).map((id) => (style === 'default' ? id : `${id} (${style} style)`)));
   const altVerdict = new Map((baselines.get(baselineOf('alt')) as Run).report.rules.map((r) => [r.id, r.verdict]));
   const styleDifferences = baseline.report.rules.filter((r) => altVerdict.get(r.id) !== r.verdict).map((r) => `${r.id}: ${r.verdict} in the default style, ${altVerdict.get(r.id)} in the alt style`);
   // A fault fails the run when it is a MUST fault that survives, or when only other rules catch it.

@@ -7,6 +7,9 @@ import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
 import type { StoredFile } from '../file-store.ts';
 import { contentTypeOf } from '../mime.ts';
 
+/** The origin a file's URLs name: the files' own when the style gives them one, else the API's as the client reached it. */
+export const filesBase = (request: FastifyRequest, ctx: Context) => ctx.filesOrigin ?? `${request.protocol}://${request.host}`;
+
 /** The key a CDN-form signature names (KeyName): the reference has one. */
 const KEY_NAME = 'reference-key-1';
 
@@ -103,7 +106,7 @@ async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, 
 function signedUrlOf(file: StoredFile, request: FastifyRequest, reply: FastifyReply, ctx: Context) {
   const expires = String(Math.floor(ctx.clock.now() / 1000) + ctx.policy.signedUrlSeconds);
   const signature = ctx.ids.sign(signedText(file.slug as string, expires, ctx));
-  const url = SIGNED_FORMS[ctx.policy.signedUrlForm].url(ctx.filesOrigin ?? `${request.protocol}://${request.host}`, file, expires, signature);
+  const url = SIGNED_FORMS[ctx.policy.signedUrlForm].url(filesBase(request, ctx), file, expires, signature);
   if (ctx.policy.signedUrlDelivery === 'redirect') return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
   return {
     url,

@@ -8,6 +8,7 @@ import type { Context } from '../context.ts';
 import { ApiError, badRequest, invalidBody, refuseFields } from '../errors.ts';
 import type { Blob, StoredFile } from '../file-store.ts';
 import { leadingBytesMatch } from '../magic.ts';
+import { filesBase } from './files.ts';
 
 export const UPLOAD_SCOPE = 'conversations/message.write';
 const MIB = 1024 * 1024;
@@ -48,7 +49,7 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
       if (token) authorize(token, ctx, fields.locationId, UPLOAD_SCOPE);
       const conversation = checkTarget(fields, ctx);
       const secure = isSecure(fields, conversation?.channel, ctx);
-      const base = ctx.filesOrigin ?? `${request.protocol}://${request.host}`;
+      const base = filesBase(request, ctx);
       const stored = received.files.map((file, index) => record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), ctx));
       const urls = stored.map((file) =>
         file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${encodeURIComponent(file.fileName)}`,
