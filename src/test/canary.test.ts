@@ -21,9 +21,9 @@ import { type Finding, LeakScanner, type ScanResult, zip } from './canary-scan.t
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
-/** A MUST fault on the signed download: its failing test's evidence holds a signed URL. */
-const FAULT = 'signed-truncated-bytes';
-const FAULT_RULE = 'SECURE-SIGNED-URL';
+/** A MUST fault on a signed-URL rule: its failing test's evidence, and the value its failure prints, hold a signed URL. */
+const FAULT = 'signed-scope-unchecked';
+const FAULT_RULE = 'SECURE-SCOPE-REQUIRED';
 
 const work = mkdtempSync(join(tmpdir(), 'canary-test-'));
 /** Tests that passed; with fewer than all, the artifacts are kept for a look. */
