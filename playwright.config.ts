@@ -7,6 +7,8 @@ import type { TimeTravelMode } from './src/time-travel.ts';
 const config = suiteConfig();
 // A given target's own test clock is shared by everything that talks to it: while a test moves it, no other test
 // may run. The reference server runs one per worker and replay has no clock, so they keep both workers.
+// The blob report exists to merge shards (npx playwright merge-reports): an unsharded run does not write it.
+const sharded = process.argv.some((arg) => arg.startsWith('--shard'));
 const sharedClock = config.mode !== 'replay' && config.target?.testClockUrl !== undefined;
 
 export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | undefined; style: string | undefined }>({
@@ -25,7 +27,7 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     ['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }],
     ['html', { outputFolder: `${config.reportsDir}/html`, open: 'never' }],
     ['junit', { outputFile: `${config.reportsDir}/junit.xml` }],
-    ['blob', { outputDir: `${config.reportsDir}/blob` }],
+    ...(sharded ? [['blob', { outputDir: `${config.reportsDir}/blob` }] as const] : []),
     // The contract's page the Playwright HTML report's links lead to (src/contract-page.ts).
     ['./src/contract-page.ts', { outputDir: config.reportsDir }],
     [
@@ -43,7 +45,7 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     ? // npm run mutation: one project per fault (and the baseline), so that one runner serves them all.
       config.mutation.projects.map(({ name, rule, fault, style }) => ({
         name,
-        fullyParallel: false,
+        fullyParallel: true,
         grep: rule === undefined ? undefined : testsOfRule(rule),
         use: { fault, style },
       }))

@@ -14,9 +14,12 @@ export const BASE_PLACEHOLDER = '{base_url}';
 export const REPLAY_BASE_URL = 'http://recorded-target.invalid';
 export const RECORD_COMMAND = 'npm run record (the reference server), or SUITE_MODE=record npm run conformance (your target)';
 
+/** A file part of a multipart body in normal form. */
+type FilePart = { field: string; name: string; size: number; sha256: string };
+
 export type RequestBody =
   | { json: unknown }
-  | { multipart: { fields: [string, string][]; files: { field: string; name: string; size: number; sha256: string }[] } }
+  | { multipart: { fields: [string, string][]; files: FilePart[] } }
   | { text: string };
 
 export type ResponseBody = { json: unknown } | { text: string } | { testFile: { name: string; size: number } } | { base64: string } | { sha256: string; size: number };
@@ -109,21 +112,42 @@ export function replayBody(body: ResponseBody | undefined, masker: Masker): Buff
   return Buffer.alloc(body.size);
 }
 
+/** A file part in normal form: name, size and digest (read as a stream: a copy of a 5 MB file is not needed). */
+async function describeFile(field: string, file: File): Promise<FilePart> {
+  const digest = createHash('sha256');
+  for await (const chunk of file.stream()) digest.update(chunk);
+  return { field, name: file.name, size: file.size, sha256: digest.digest('hex') };
+}
+
 /** The normal form of a multipart body as sent: fields in order, files by name, size and digest. */
 export async function describeForm(form: FormData): Promise<RequestBody> {
   const fields: [string, string][] = [];
-  const files: { field: string; name: string; size: number; sha256: string }[] = [];
+  const files: FilePart[] = [];
   for (const [field, value] of form.entries()) {
     if (typeof value === 'string') fields.push([field, value]);
-    else {
-      const bytes = Buffer.from(await value.arrayBuffer());
-      files.push({ field, name: (value as File).name, size: bytes.length, sha256: sha256(bytes) });
-    }
+    else files.push(await describeFile(field, value as File));
   }
   return { multipart: { fields, files } };
 }
 
-/** The same normal form read back from the raw bytes nock received. */
+/**
+ * What replay sends instead of a multipart body: the same parts, each file carrying its size and digest (JSON) in
+ * place of its bytes. The recording keeps no more than that to match on, and five files of 5 MB pushed through the
+ * HTTP client and nock cost some 300 MB of copies in the worker.
+ */
+export async function replayForm(form: FormData): Promise<FormData> {
+  const light = new FormData();
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') light.append(field, value);
+    else {
+      const { size, sha256: digest } = await describeFile(field, value as File);
+      light.append(field, new File([JSON.stringify({ size, sha256: digest })], (value as File).name, { type: (value as File).type }));
+    }
+  }
+  return light;
+}
+
+/** The same normal form read back from the raw bytes nock received (a multipart body as replayForm sends it). */
 export function describeRaw(contentType: string, raw: Buffer): RequestBody | undefined {
   if (raw.length === 0) return undefined;
   const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
@@ -141,7 +165,7 @@ export function describeRaw(contentType: string, raw: Buffer): RequestBody | und
 
 function parseMultipart(raw: Buffer, boundary: string): RequestBody {
   const fields: [string, string][] = [];
-  const files: { field: string; name: string; size: number; sha256: string }[] = [];
+  const files: FilePart[] = [];
   const delimiter = Buffer.from(`--${boundary}`);
   let at = raw.indexOf(delimiter);
   while (at >= 0) {
@@ -156,7 +180,7 @@ function parseMultipart(raw: Buffer, boundary: string): RequestBody {
     const field = /name="([^"]*)"/i.exec(headers)?.[1] ?? '';
     const fileName = /filename="([^"]*)"/i.exec(headers)?.[1];
     if (fileName === undefined) fields.push([field, content.toString('utf8')]);
-    else files.push({ field, name: fileName, size: content.length, sha256: sha256(content) });
+    else files.push({ field, name: fileName, ...(JSON.parse(content.toString('utf8')) as { size: number; sha256: string }) });
     at = next;
   }
   return { multipart: { fields, files } };
@@ -175,9 +199,13 @@ export function writeRecording(file: string, recording: Recording): void {
   writeFileSync(file, `${JSON.stringify(recording, null, 2)}\n`);
 }
 
-/** A test's recording served by nock; every other request is refused, and nothing opens a socket. */
+/**
+ * A test's recording served by nock; every other request is refused, and nothing opens a socket. One persistent
+ * interceptor per origin and method finds a request's answer: each request is put in its normal form once, and
+ * compared with the recorded ones not yet used, in their order.
+ */
 export class Replay {
-  readonly #pending: Interaction[];
+  readonly #interactions: Interaction[];
   readonly #used = new Set<Interaction>();
 
   private constructor(
@@ -185,10 +213,11 @@ export class Replay {
     private readonly masker: Masker,
     private readonly nock: typeof import('nock'),
   ) {
-    this.#pending = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Recording).interactions : [];
+    this.#interactions = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Recording).interactions : [];
     nock.cleanAll();
     nock.disableNetConnect();
-    for (const interaction of this.#pending) this.#intercept(interaction);
+    const routes = new Set(this.#interactions.map(({ request }) => `${request.method} ${new URL(masker.unmask(request.url)).origin}`));
+    for (const route of routes) this.#intercept(route.slice(0, route.indexOf(' ')), route.slice(route.indexOf(' ') + 1));
   }
 
   /** nock is loaded only here: live runs never have it intercepting their requests. */
@@ -196,21 +225,36 @@ export class Replay {
     return new Replay(file, masker, (await import('nock')).default);
   }
 
-  #intercept(interaction: Interaction): void {
-    const { request, response } = interaction;
-    const url = new URL(this.masker.unmask(request.url));
-    const masker = this.masker;
-    const used = this.#used;
-    this.nock(url.origin)
-      .intercept((path: string) => masker.text(url.origin + path) === request.url, request.method, function (this: { headers?: Record<string, string> }, body: unknown) {
-        const headers = masker.requestHeaders(this.headers ?? {});
-        const raw = typeof body === 'string' ? toBuffer(body, headers['content-type'] ?? '') : fromParsed(body, headers['content-type'] ?? '');
-        const described = describeRaw(String(this.headers?.['content-type'] ?? ''), raw);
-        const matches = isDeepStrictEqual(headers, request.headers) && isDeepStrictEqual(maskBody(described, masker), request.body);
-        if (matches) used.add(interaction);
-        return matches;
+  #intercept(method: string, origin: string): void {
+    const replay = this;
+    // The body matcher sees the whole request (nock calls it with the request's options as `this`); the reply
+    // serves what it matched.
+    let matched: Interaction | undefined;
+    this.nock(origin)
+      .persist()
+      .intercept(() => true, method, function (this: { path: string; headers?: Record<string, string> }, body: unknown) {
+        matched = replay.#find(method, origin + this.path, this.headers ?? {}, body);
+        return matched !== undefined;
       })
-      .reply(response.status, replayBody(response.body, this.masker), Object.fromEntries(Object.entries(response.headers).map(([n, v]) => [n, this.masker.unmask(v)])));
+      .reply(() => {
+        const { response } = matched as Interaction;
+        return [response.status, replayBody(response.body, replay.masker), Object.fromEntries(Object.entries(response.headers).map(([n, v]) => [n, replay.masker.unmask(v)]))];
+      });
+  }
+
+  /** The first unused recorded interaction equal to this request in normal form. */
+  #find(method: string, url: string, rawHeaders: Record<string, string>, body: unknown): Interaction | undefined {
+    const masked = this.masker.text(url);
+    const headers = this.masker.requestHeaders(rawHeaders);
+    const contentType = headers['content-type'] ?? '';
+    // What replay sends is text (JSON, a form, replayForm's parts), which nock hands over as it is or parsed.
+    const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : fromParsed(body, contentType);
+    const described = maskBody(describeRaw(String(rawHeaders['content-type'] ?? ''), raw), this.masker);
+    const found = this.#interactions.find(
+      (i) => !this.#used.has(i) && i.request.method === method && i.request.url === masked && isDeepStrictEqual(headers, i.request.headers) && isDeepStrictEqual(described, i.request.body),
+    );
+    if (found) this.#used.add(found);
+    return found;
   }
 
   /** The message of a request with no recorded answer. */
@@ -224,7 +268,7 @@ export class Replay {
 
   /** Recorded interactions the test never asked for. */
   unused(): string[] {
-    return this.#pending.filter((i) => !this.#used.has(i)).map((i) => `${i.request.method} ${i.request.url}`);
+    return this.#interactions.filter((i) => !this.#used.has(i)).map((i) => `${i.request.method} ${i.request.url}`);
   }
 
   close(): void {
@@ -232,10 +276,6 @@ export class Replay {
   }
 }
 
-/** nock hands a binary body over as hex; a multipart body in text always holds its boundary's dashes. */
-function toBuffer(body: string, contentType: string): Buffer {
-  return /^multipart\//.test(contentType) && /^[0-9a-f]*$/.test(body) ? Buffer.from(body, 'hex') : Buffer.from(body, 'utf8');
-}
 
 /** nock hands a JSON body over parsed, and a form-encoded one too: it is encoded again as the suite encodes forms (URLSearchParams). */
 function fromParsed(body: unknown, contentType: string): Buffer {

@@ -74,7 +74,13 @@ function redactCredential(value: string): string {
 }
 
 /** A secret as it may appear in a text: as it is, percent-encoded, and form-encoded (a form body or a query string). */
-const spellingsOf = (secret: string) => [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)])];
+const spellingsOf = (secret: string): string[] => {
+  // Every request is masked and redacted several times over, with the same few secrets.
+  let spellings = SPELLINGS.get(secret);
+  if (!spellings) SPELLINGS.set(secret, (spellings = [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)])]));
+  return spellings;
+};
+const SPELLINGS = new Map<string, string[]>();
 
 /** Each known secret, in each spelling, replaced by `replacement(name)`; secrets shorter than 6 characters are not. */
 function replaceSecrets(text: string, secretsByName: Readonly<Record<string, string>>, replacement: (name: string) => string): string {

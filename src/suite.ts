@@ -1,8 +1,11 @@
 // The suite's `test`: fixtures own setup and teardown (the configuration, the target, the reference server and its
 // reset, the transport that records or replays, the API client with its evidence, the server clock), and `rule()`
 // gives every test its rule id, level and contract quote.
-import { type APIRequestContext, test as base, type TestDetails } from '@playwright/test';
-import { parameter } from 'allure-js-commons';
+// `_baseTest`, not `test`: the browser fixtures' two automatic ones (trace recording, context options) cost about
+// 12 ms of stack captures per test and serve nothing here (no browser, traces off).
+import { _baseTest as base, type APIRequestContext, request, type TestDetails } from '@playwright/test';
+// The synchronous facade: a parameter becomes a message of the test, not a step of its own with a captured stack.
+import { parameter } from 'allure-js-commons/sync';
 import type { FastifyInstance } from 'fastify';
 import { UploadState } from './aged-state.ts';
 import { ANNOTATION, notesOf } from './annotations.ts';
@@ -39,6 +42,8 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
+  /** In the mutation run, a failed test does not cost its worker. */
+  keepWorkerAfterFailure: void;
   /** Puts this worker's reference server back in its starting state before each test. */
   freshReference: void;
   transport: Transport;
@@ -109,12 +114,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   refreshChain: [async ({ target }, use) => use(new RefreshChain(target.tokens.oauthRefreshToken)), { scope: 'worker' }],
 
   requestContext: [
-    async ({ playwright }, use) => {
-      const request = await playwright.request.newContext();
+    async ({}, use) => {
+      const context = await request.newContext();
       try {
-        await use(request);
+        await use(context);
       } finally {
-        await request.dispose();
+        await context.dispose();
       }
     },
     { scope: 'worker' },
@@ -126,6 +131,17 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       await use(share && new RateLimiter(share.worker, RATE_WINDOW_MS));
     },
     { scope: 'worker' },
+  ],
+
+  // npm run mutation: a failed test is what a fault is there for, and every test starts from a reset reference server,
+  // so the worker goes on. Playwright replaces the worker after an unexpected failure, at two CPU-seconds a start; the
+  // verdicts come from each result's own status, which stays `failed`.
+  keepWorkerAfterFailure: [
+    async ({ config }, use, testInfo) => {
+      await use();
+      if (config.mutation && testInfo.status === 'failed') testInfo.expectedStatus = 'failed';
+    },
+    { auto: true },
   ],
 
   freshReference: [
@@ -170,9 +186,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   },
 
   api: async ({ transport, target, config, fault, style, secrets }, use, testInfo) => {
-    await parameter('mode', config.mode);
-    await parameter('target', describeTarget(config, fault, style));
-    await parameter('API version', config.apiVersion);
+    parameter('mode', config.mode);
+    parameter('target', describeTarget(config, fault, style));
+    parameter('API version', config.apiVersion);
     const evidence = new Evidence(() => secrets.values());
     const events = { onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }) };
     try {
@@ -193,8 +209,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     } finally {
       if (start !== undefined) await clock.set(start);
       const serverTime = new Date(start ?? (await clock.now())).toISOString();
+      // An annotation, not an Allure parameter: parameters make a test's history, and a live server's time differs every run.
       testInfo.annotations.push({ type: ANNOTATION.serverTime, description: serverTime });
-      await parameter('server time', serverTime);
     }
   },
 

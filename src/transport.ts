@@ -2,7 +2,7 @@
 // recording in replay mode. The API client and the server clock share one transport per test.
 import type { APIRequestContext } from '@playwright/test';
 import { type RateLimiter, RETRIED_STATUSES, retryDelaySeconds, sleep } from './politeness.ts';
-import { describeForm, type Interaction, type Masker, maskBody, type Replay } from './recording.ts';
+import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayForm } from './recording.ts';
 import { redactUrl } from './redact.ts';
 
 export interface Outgoing {
@@ -73,14 +73,18 @@ export class Transport {
         params,
         method: out.method,
         headers: out.headers,
-        multipart: out.multipart,
+        multipart: this.mode.replay && out.multipart ? await replayForm(out.multipart) : out.multipart,
         data: out.data,
         maxRedirects: out.maxRedirects,
         timeout: this.timeoutMs,
       });
-      return { url: response.url(), status: response.status(), headers: response.headers(), body: await response.body() };
+      const incoming = { url: response.url(), status: response.status(), headers: response.headers(), body: await response.body() };
+      // The request context lives as long as the worker and keeps every response's body until it is disposed.
+      await response.dispose();
+      return incoming;
     } catch (error) {
-      if (this.mode.replay && /Nock: No match/.test((error as Error).message)) {
+      // An origin the recording never saw is refused as "Disallowed net connect".
+      if (this.mode.replay && /Nock: (No match|Disallowed net connect)/.test((error as Error).message)) {
         throw new ReplayMismatchError(this.mode.replay.unmatched(out.method, out.url));
       }
       this.mode.onUnreachable?.(`${out.method} ${redactUrl(out.url)}: ${(error as Error).message.split('\n')[0]}`);

@@ -15,7 +15,7 @@ import { contractAnchor } from '../contract.ts';
 import { contractPage } from '../contract-page.ts';
 import { type Level, RULES, type Rule } from '../rules.ts';
 import { openapi } from '../openapi.ts';
-import { RULE_IF_ABSENT, SCHEMA_DIR, type SchemaId, validatorFor } from '../schemas.ts';
+import { projectAjv, RULE_IF_ABSENT, SCHEMA_DIR, type SchemaId, validatorFor } from '../schemas.ts';
 import { variantsOf } from '../variants.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -403,6 +403,25 @@ describe('request variants (src/variants.ts)', () => {
       noViolations(violations, 'variants the schema disagrees with');
     });
   }
+});
+
+describe('schemas/*.schema.json', () => {
+  // The suite's ajv skips this check (src/schemas.ts): it is made here, once.
+  const files = readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.schema.json')).sort();
+  const metaValid = (schema: unknown) => {
+    const checker = projectAjv({ validateSchema: true });
+    return checker.validateSchema(schema) === true ? [] : [checker.errorsText(checker.errors)];
+  };
+
+  for (const file of files) {
+    test(`${file} is a valid JSON Schema 2020-12`, () => {
+      noViolations(metaValid(JSON.parse(readFileSync(join(SCHEMA_DIR, file), 'utf8'))), `meta-schema violations of schemas/${file}`);
+    });
+  }
+
+  test('the check catches a schema the meta-schema refuses', () => {
+    assert.equal(metaValid({ $id: 'broken', type: 'object', required: 'locationId', [RULE_IF_ABSENT]: 'lowercase' }).length, 1);
+  });
 });
 
 describe('schemas/openapi.json', () => {
