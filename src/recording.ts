@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { SuiteConfig, Target, TargetId } from './config.ts';
+import type { ReplyFnContext, ReplyFnResult } from 'nock';
 import { maskForRecording } from './redact.ts';
 import { knownTestFile, sha256, testFile } from './test-files.ts';
 
@@ -227,18 +228,24 @@ export class Replay {
 
   #intercept(method: string, origin: string): void {
     const replay = this;
-    // The body matcher sees the whole request (nock calls it with the request's options as `this`); the reply
-    // serves what it matched.
-    let matched: Interaction | undefined;
+    const respond = ({ response }: Interaction): ReplyFnResult => [
+      response.status,
+      replayBody(response.body, replay.masker),
+      Object.fromEntries(Object.entries(response.headers).map(([n, v]) => [n, replay.masker.unmask(v)])),
+    ];
     this.nock(origin)
       .persist()
+      // Whether an unused recording answers the request (nock gives the request's options as `this`); the reply
+      // then takes the first one that does, so that requests in flight together each get their own.
       .intercept(() => true, method, function (this: { path: string; headers?: Record<string, string> }, body: unknown) {
-        matched = replay.#find(method, origin + this.path, this.headers ?? {}, body);
-        return matched !== undefined;
+        return replay.#find(method, origin + this.path, this.headers ?? {}, body) !== undefined;
       })
-      .reply(() => {
-        const { response } = matched as Interaction;
-        return [response.status, replayBody(response.body, replay.masker), Object.fromEntries(Object.entries(response.headers).map(([n, v]) => [n, replay.masker.unmask(v)]))];
+      // Async: nock turns a rejection, not a throw, into the request's error.
+      .reply(async function (this: ReplyFnContext, path: string, body: unknown) {
+        const found = replay.#find(method, origin + path, this.req.headers, body);
+        if (!found) throw new Error(replay.unmatched(method, origin + path));
+        replay.#used.add(found);
+        return respond(found);
       });
   }
 
@@ -250,11 +257,9 @@ export class Replay {
     // What replay sends is text (JSON, a form, replayForm's parts), which nock hands over as it is or parsed.
     const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : fromParsed(body, contentType);
     const described = maskBody(describeRaw(String(rawHeaders['content-type'] ?? ''), raw), this.masker);
-    const found = this.#interactions.find(
+    return this.#interactions.find(
       (i) => !this.#used.has(i) && i.request.method === method && i.request.url === masked && isDeepStrictEqual(headers, i.request.headers) && isDeepStrictEqual(described, i.request.body),
     );
-    if (found) this.#used.add(found);
-    return found;
   }
 
   /** The message of a request with no recorded answer. */

@@ -83,8 +83,9 @@ export class Transport {
       await response.dispose();
       return incoming;
     } catch (error) {
-      // An origin the recording never saw is refused as "Disallowed net connect".
-      if (this.mode.replay && /Nock: (No match|Disallowed net connect)/.test((error as Error).message)) {
+      // An origin the recording never saw is refused as "Disallowed net connect"; a recording that answered a request
+      // in flight beside its twin is used up ("Replay has no recorded answer").
+      if (this.mode.replay && /Nock: (No match|Disallowed net connect)|Replay has no recorded answer/.test((error as Error).message)) {
         throw new ReplayMismatchError(this.mode.replay.unmatched(out.method, out.url));
       }
       this.mode.onUnreachable?.(`${out.method} ${redactUrl(out.url)}: ${(error as Error).message.split('\n')[0]}`);

@@ -60,3 +60,68 @@ test('replays a recording of another host with a signed URL on a storage host, a
     replay.close();
   }
 });
+
+/** A Transport replaying `recording` (written to a file of its own), and its teardown. */
+async function replaying(name: string, recording: Recording) {
+  const path = join(dir, `${name}.json`);
+  writeRecording(path, recording);
+  const replay = await Replay.load(path, new Masker(REPLAY_BASE_URL, {}));
+  const context = await request.newContext();
+  const close = async () => {
+    await context.dispose();
+    replay.close();
+  };
+  return { replay, transport: new Transport(context, 5000, { replay }), close };
+}
+
+test('requests in flight together each get a recording of their own, and one too many is named', async () => {
+  const answer = (text: string) => ({
+    request: { method: 'GET', url: '{base_url}/files/d/att-1', headers: {} },
+    response: { status: 200, headers: { 'content-type': 'text/plain' }, body: { text } },
+  });
+  const { replay, transport, close } = await replaying('twins', { test: 'twins', interactions: [answer('first'), answer('second')] });
+  try {
+    const get = () => transport.fetch({ method: 'GET', url: `${REPLAY_BASE_URL}/files/d/att-1`, headers: {} });
+    const results = await Promise.allSettled([get(), get(), get()]);
+    const bodies = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.body.toString()] : []));
+    const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
+    assert.deepEqual(bodies.sort(), ['first', 'second']);
+    assert.equal(refused.length, 1);
+    assert.ok(refused[0] instanceof ReplayMismatchError && /GET \{base_url\}\/files\/d\/att-1/.test(refused[0].message), refused[0].message);
+    assert.deepEqual(replay.unused(), []);
+  } finally {
+    await close();
+  }
+});
+
+test('an upload matches on each file by name, size and digest, and a file changed by one byte does not', async () => {
+  const file = testFile('digest.pdf', 6000);
+  const { transport, close } = await replaying('upload', {
+    test: 'upload',
+    interactions: [
+      {
+        request: {
+          method: 'POST',
+          url: '{base_url}/conversations/messages/upload',
+          headers: { 'content-type': 'multipart/form-data' },
+          body: { multipart: { fields: [['locationId', 'loc-1']], files: [{ field: 'fileAttachment', name: file.name, size: file.bytes.length, sha256: file.sha256 }] } },
+        },
+        response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { uploadedFiles: {} } } },
+      },
+    ],
+  });
+  const upload = (bytes: Buffer) => {
+    const form = new FormData();
+    form.append('locationId', 'loc-1');
+    form.append('fileAttachment', new Blob([bytes]), file.name);
+    return transport.fetch({ method: 'POST', url: `${REPLAY_BASE_URL}/conversations/messages/upload`, headers: {}, multipart: form });
+  };
+  try {
+    const changed = Buffer.from(file.bytes);
+    changed[changed.length - 1] ^= 1;
+    await assert.rejects(upload(changed), ReplayMismatchError);
+    assert.equal((await upload(file.bytes)).status, 200);
+  } finally {
+    await close();
+  }
+});
