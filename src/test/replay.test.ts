@@ -55,6 +55,11 @@ test('replays a recording of another host with a signed URL on a storage host, a
         error.message.includes('staging.json') &&
         error.message.includes('npm run record'),
     );
+    // An origin the recording never saw is named the same way (nock calls it a disallowed connection).
+    await assert.rejects(
+      transport.fetch({ method: 'GET', url: 'https://elsewhere.example.invalid/files/d/att-1', headers: {} }),
+      (error: unknown) => error instanceof ReplayMismatchError && error.message.includes('GET https://elsewhere.example.invalid/files/d/att-1'),
+    );
   } finally {
     await context.dispose();
     replay.close();
