@@ -1,4 +1,4 @@
-// npm run bench: wall time and peak memory of suite runs, measured from outside, medians printed.
+// npm run bench: wall time, CPU time and peak memory of suite runs, measured from outside, medians printed.
 // Modes: replay (the recorded fixtures), live (against the reference server), upload (only the test that sends
 // five files of 5,000,000 bytes, live: its worker holds both the client and the reference server).
 // floor: Playwright running two trivial tests (scripts/floor), the machine's own floor; replay is also given as a
@@ -48,9 +48,21 @@ function treeRss(root: number): { total: number; largest: number } {
   return { total: tree.reduce((a, b) => a + b, 0), largest: Math.max(...tree) };
 }
 
-function measure(mode: string): Promise<{ seconds: number; peakMb: number; largestMb: number; exit: number | null }> {
+/**
+ * CPU seconds (user and system) of this process's children that have ended and been waited for, from /proc: a run's
+ * whole tree, since Playwright waits for its workers.
+ */
+function childrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 16 and 17 of stat(5), cutime and cstime, in clock ticks (100 per second on Linux).
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+function measure(mode: string): Promise<{ seconds: number; cpuSeconds: number; peakMb: number; largestMb: number; exit: number | null }> {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
+    const cpuBefore = childrenCpuSeconds();
     // The reporters a user gets (CI=1: a dot per test on the console), since they cost their share of a run.
     const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', ...MODES[mode].args], {
       env: { ...process.env, ...MODES[mode].env, CI: '1', REPORTS_DIR: `reports/bench-${mode}` },
@@ -65,7 +77,7 @@ function measure(mode: string): Promise<{ seconds: number; peakMb: number; large
     }, 20);
     child.on('exit', (exit) => {
       clearInterval(timer);
-      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, peakMb: peak / 2 ** 20, largestMb: largest / 2 ** 20, exit });
+      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: childrenCpuSeconds() - cpuBefore, peakMb: peak / 2 ** 20, largestMb: largest / 2 ** 20, exit });
     });
   });
 }
@@ -80,7 +92,7 @@ for (const mode of modes) {
   medianWall[mode] = median(results.map((r) => r.seconds));
   console.log(
     `${mode.padEnd(7)} runs ${runs}: median wall ${median(results.map((r) => r.seconds)).toFixed(2)} s ` +
-      `(${results.map((r) => r.seconds.toFixed(2)).join(', ')}), median peak RSS of the process tree ` +
+      `(${results.map((r) => r.seconds.toFixed(2)).join(', ')}), median CPU ${median(results.map((r) => r.cpuSeconds)).toFixed(1)} s, median peak RSS of the process tree ` +
       `${median(results.map((r) => r.peakMb)).toFixed(0)} MB, of its largest process ${median(results.map((r) => r.largestMb)).toFixed(0)} MB` +
       `${failed ? `, ${failed} runs exited non-zero` : ''}`,
   );

@@ -62,6 +62,8 @@ interface WorkerOptions {
   style: string | undefined;
 }
 
+// The test-scoped fixtures are `box: 'self'`: no step of their own in the reports, which a reader does not need (an
+// error in one is the test's) and which cost two messages to the runner per fixture and test.
 export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   fault: [undefined, { option: true, scope: 'worker' }],
   style: [undefined, { option: true, scope: 'worker' }],
@@ -141,7 +143,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       await use();
       if (config.mutation && testInfo.status === 'failed') testInfo.expectedStatus = 'failed';
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
 
   freshReference: [
@@ -154,75 +156,87 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       }
       await use();
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
 
-  transport: async ({ requestContext, config, target, rateLimiter, secrets }, use, testInfo) => {
-    const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
-    const masker = new Masker(target.baseUrl, () => secrets.byName());
-    const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
-    const note = (type: string) => (what: string) => testInfo.annotations.push({ type, description: redactText(what, secrets.values()) });
-    const transport = new Transport(requestContext, config.requestTimeoutMs, {
-      record: config.mode === 'record' ? masker : undefined,
-      replay,
-      limiter: rateLimiter,
-      maxRetries: config.maxRetries,
-      onRetry: note(ANNOTATION.retry),
-      onUnreachable: note(ANNOTATION.infrastructure),
-      onRateLimited: note(ANNOTATION.inconclusive),
-      onAnswer: (url, incoming) => secrets.learn(url, incoming.headers['content-type'], incoming.body),
-    });
-    try {
-      await use(transport);
-    } finally {
-      if (transport.recorded.length > 0) writeRecording(file, { test: testInfo.title, interactions: transport.recorded });
-      const unused = replay?.unused() ?? [];
-      replay?.close();
-      // A test that failed may have stopped early; one that passed or skipped must have used its whole recording.
-      if (unused.length > 0 && (testInfo.status === 'passed' || testInfo.status === 'skipped')) {
-        throw new Error(`Replay: ${unused.length} recorded interactions of ${file} were not used (${unused.join('; ')}); re-record with ${RECORD_COMMAND}.`);
+  transport: [
+    async ({ requestContext, config, target, rateLimiter, secrets }, use, testInfo) => {
+      const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
+      const masker = new Masker(target.baseUrl, () => secrets.byName());
+      const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
+      const note = (type: string) => (what: string) => testInfo.annotations.push({ type, description: redactText(what, secrets.values()) });
+      const transport = new Transport(requestContext, config.requestTimeoutMs, {
+        record: config.mode === 'record' ? masker : undefined,
+        replay,
+        limiter: rateLimiter,
+        maxRetries: config.maxRetries,
+        onRetry: note(ANNOTATION.retry),
+        onUnreachable: note(ANNOTATION.infrastructure),
+        onRateLimited: note(ANNOTATION.inconclusive),
+        onAnswer: (url, incoming) => secrets.learn(url, incoming.headers['content-type'], incoming.body),
+      });
+      try {
+        await use(transport);
+      } finally {
+        if (transport.recorded.length > 0) writeRecording(file, { test: testInfo.title, interactions: transport.recorded });
+        const unused = replay?.unused() ?? [];
+        replay?.close();
+        // A test that failed may have stopped early; one that passed or skipped must have used its whole recording.
+        if (unused.length > 0 && (testInfo.status === 'passed' || testInfo.status === 'skipped')) {
+          throw new Error(`Replay: ${unused.length} recorded interactions of ${file} were not used (${unused.join('; ')}); re-record with ${RECORD_COMMAND}.`);
+        }
       }
-    }
-  },
+    },
+    { box: 'self' },
+  ],
 
-  api: async ({ transport, target, config, fault, style, secrets }, use, testInfo) => {
-    parameter('mode', config.mode);
-    parameter('target', describeTarget(config, fault, style));
-    parameter('API version', config.apiVersion);
-    const evidence = new Evidence(() => secrets.values());
-    const events = { onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }) };
-    try {
-      await use(new Api(transport, target, config, evidence, events));
-    } finally {
-      if (evidence.exchanges.length > 0) {
-        await testInfo.attach('evidence', { body: JSON.stringify(evidence.exchanges, null, 2), contentType: 'application/json' });
+  api: [
+    async ({ transport, target, config, fault, style, secrets }, use, testInfo) => {
+      parameter('mode', config.mode);
+      parameter('target', describeTarget(config, fault, style));
+      parameter('API version', config.apiVersion);
+      const evidence = new Evidence(() => secrets.values());
+      const events = { onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }) };
+      try {
+        await use(new Api(transport, target, config, evidence, events));
+      } finally {
+        if (evidence.exchanges.length > 0) {
+          await testInfo.attach('evidence', { body: JSON.stringify(evidence.exchanges, null, 2), contentType: 'application/json' });
+        }
       }
-    }
-  },
+    },
+    { box: 'self' },
+  ],
 
   // The server's clock; a test that moves it gets it put back, so no other test sees the move.
-  clock: async ({ transport, target }, use, testInfo) => {
-    const clock = new ServerClock(transport, target.baseUrl, target.testClockUrl);
-    const start = clock.movable ? await clock.now() : undefined;
-    try {
-      await use(clock);
-    } finally {
-      if (start !== undefined) await clock.set(start);
-      const serverTime = new Date(start ?? (await clock.now())).toISOString();
-      // An annotation, not an Allure parameter: parameters make a test's history, and a live server's time differs every run.
-      testInfo.annotations.push({ type: ANNOTATION.serverTime, description: serverTime });
-    }
-  },
+  clock: [
+    async ({ transport, target }, use, testInfo) => {
+      const clock = new ServerClock(transport, target.baseUrl, target.testClockUrl);
+      const start = clock.movable ? await clock.now() : undefined;
+      try {
+        await use(clock);
+      } finally {
+        if (start !== undefined) await clock.set(start);
+        const serverTime = new Date(start ?? (await clock.now())).toISOString();
+        // An annotation, not an Allure parameter: parameters make a test's history, and a live server's time differs every run.
+        testInfo.annotations.push({ type: ANNOTATION.serverTime, description: serverTime });
+      }
+    },
+    { box: 'self' },
+  ],
 
   // A live target whose clock the suite can neither move nor wait out: time passes between runs instead. Never with
   // a test clock (a run judges every instant itself, and its moves make the server's time between runs meaningless)
   // nor in replay or record (the fixtures must not depend on what earlier runs left).
-  travel: async ({ clock, timeTravel, config, target, secrets }, use, testInfo) => {
-    const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0] as RuleId | undefined;
-    const acrossRuns = config.mode === 'live' && !clock.movable && timeTravel === 'test-clock' && rule !== undefined;
-    const state = acrossRuns ? new UploadState(config.stateDir, target, rule, testInfo.title, (text) => redactText(text, secrets.values())) : undefined;
-    await use(new TimeTravel(clock, timeTravel, state));
-  },
+  travel: [
+    async ({ clock, timeTravel, config, target, secrets }, use, testInfo) => {
+      const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0] as RuleId | undefined;
+      const acrossRuns = config.mode === 'live' && !clock.movable && timeTravel === 'test-clock' && rule !== undefined;
+      const state = acrossRuns ? new UploadState(config.stateDir, target, rule, testInfo.title, (text) => redactText(text, secrets.values())) : undefined;
+      await use(new TimeTravel(clock, timeTravel, state));
+    },
+    { box: 'self' },
+  ],
 });
 
 /** Writes fixtures/target.json: the target's ids, its test clock and which tokens it has, never their values. */
