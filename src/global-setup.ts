@@ -1,10 +1,11 @@
 // Once per run, before any worker: the rate limit this shard keeps to, the preflight of a live target (so that a
-// misconfigured run stops with one line per problem rather than a failure per test), and, for a recording, an empty
-// fixtures folder so that no stale file survives. The preflight is pointless where the suite starts its own
+// misconfigured run stops with one line per problem rather than a failure per test), reports of this run only, and,
+// for a recording, an empty fixtures folder so that no stale file survives. The preflight is pointless where the suite starts its own
 // reference server (the default run, the recording, the mutation run): its world comes from the seed, and a mutation
 // run's servers are broken on purpose.
 import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { suiteConfig } from './config.ts';
 import { describePreflight, nothingToCheck, preflight } from './doctor.ts';
 import { describeRateShare, rateShare } from './politeness.ts';
@@ -25,5 +26,9 @@ export default async function globalSetup(playwright: FullConfig): Promise<void>
     }
     console.log(lines.join('\n'));
   }
+  // Allure adds results to its folder and never removes any: a report of it would show earlier runs' results as
+  // retries of this run's tests. A blob report is written by sharded runs only; an older one is not this run's.
+  rmSync(join(config.reportsDir, 'allure-results'), { recursive: true, force: true });
+  if (!playwright.shard) rmSync(join(config.reportsDir, 'blob'), { recursive: true, force: true });
   if (config.mode === 'record') rmSync(config.fixturesDir, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@
 // the same verdict on every rule.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -36,6 +36,12 @@ function recordScriptEnvironment(): Record<string, string> {
   return Object.fromEntries([...script.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
 }
 
+/** What an earlier run left in a reports folder. */
+const STALE = [
+  ['allure-results', '00000000-0000-4000-8000-000000000000-result.json'],
+  ['blob', 'report-earlier.zip'],
+] as const;
+
 const verdicts = (file: string) =>
   Object.fromEntries((JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport).rules.map((rule) => [rule.id, rule.verdict]));
 
@@ -46,6 +52,11 @@ describe('recorded fixtures', () => {
   before(() => {
     // Record into a folder of its own, then replay the committed fixtures: both reports are compared below.
     recorded = run('record', { FIXTURES_DIR: join(work, 'fixtures'), REPORTS_DIR: join(work, 'record') });
+    // An earlier run's Allure result and blob report in the replay's folder: the run must not keep them.
+    for (const [folder, name] of STALE) {
+      mkdirSync(join(work, 'replay', folder), { recursive: true });
+      writeFileSync(join(work, 'replay', folder, name), '{}');
+    }
     replayed = run('conformance', { SUITE_MODE: 'replay', REFERENCE_SERVER: '0', REPORTS_DIR: join(work, 'replay') });
     // The record script's server and instant, in the alt style; live, so that nothing is recorded.
     const { REFERENCE_SERVER, SEED, REFERENCE_CLOCK_START } = recordScriptEnvironment();
@@ -69,6 +80,15 @@ describe('recorded fixtures', () => {
   test('replaying the fixtures passes and gives every rule the verdict of the recorded run', () => {
     assert.equal(replayed.status, 0, replayed.output.slice(-3000));
     assert.deepEqual(verdicts(join(work, 'replay', 'conformance.json')), verdicts(join(work, 'record', 'conformance.json')));
+  });
+
+  test("a run's reports are its own: Allure's results of an earlier run and an old blob report are gone", () => {
+    const results = readdirSync(join(work, 'replay', 'allure-results')).filter((name) => name.endsWith('-result.json'));
+    const counts = /Tests: (\d+) passed, (\d+) failed, (\d+) skipped/.exec(replayed.output)?.slice(1) ?? [];
+    const ran = counts.reduce((sum, count) => sum + Number(count), 0);
+    assert.ok(ran > 0, 'the replay names its number of tests');
+    assert.equal(results.length, ran, 'one Allure result per test of this run');
+    assert.deepEqual(STALE.filter(([folder, name]) => existsSync(join(work, 'replay', folder, name))), []);
   });
 
   test('the alt style passes with no MUST failure, and every rule gets the verdict of the default style', () => {
