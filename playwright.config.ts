@@ -45,7 +45,7 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     ? // npm run mutation: one project per fault (and the baseline), so that one runner serves them all.
       config.mutation.projects.map(({ name, rule, fault, style }) => ({
         name,
-        fullyParallel: true,
+        fullyParallel: false,
         grep: rule === undefined ? undefined : testsOfRule(rule),
         use: { fault, style },
       }))
