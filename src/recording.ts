@@ -279,7 +279,6 @@ export class Replay {
   }
 }
 
-
 export function maskBody(body: RequestBody | undefined, masker: Masker): RequestBody | undefined {
   return body === undefined ? undefined : (masker.json(body) as RequestBody);
 }

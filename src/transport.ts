@@ -83,8 +83,8 @@ export class Transport {
       await response.dispose();
       return incoming;
     } catch (error) {
-      // An origin the recording never saw is refused as "Disallowed net connect"; a recording that answered a request
-      // in flight beside its twin is used up ("Replay has no recorded answer").
+      // Replay's own refusal names the request ("Replay has no recorded answer"); nock refuses a method the recording
+      // never used at an origin as "No match", and an origin it never saw as "Disallowed net connect".
       if (this.mode.replay && /Nock: (No match|Disallowed net connect)|Replay has no recorded answer/.test((error as Error).message)) {
         throw new ReplayMismatchError(this.mode.replay.unmatched(out.method, out.url));
       }
