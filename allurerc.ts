@@ -2,7 +2,7 @@
 // gives them, src/suite.ts), not by spec file; each rule's history kept beside the reports, so a rule's trend shows
 // across runs (CI restores the file between runs); categories that keep apart what has no verdict.
 import { defineConfig } from 'allure';
-import { readEnvironment, settingOf } from './src/config.ts';
+import { readEnvironment, settingOf } from './src/config/config.ts';
 
 export default defineConfig({
   name: 'Platform API conformance',

@@ -1,8 +1,8 @@
 import { defineConfig } from '@playwright/test';
-import { suiteConfig } from './src/config.ts';
-import { contractLink } from './src/contract-page.ts';
-import { testsOfRule } from './src/rules.ts';
-import type { TimeTravelMode } from './src/time-travel.ts';
+import { suiteConfig } from './src/config/config.ts';
+import { contractLink } from './src/report/contract-page.ts';
+import { testsOfRule } from './src/contract/rules.ts';
+import type { TimeTravelMode } from './src/time/time-travel.ts';
 
 const config = suiteConfig();
 // A given target's own test clock is shared by everything that talks to it: while a test moves it, no other test
@@ -21,15 +21,15 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
   workers: sharedClock ? 1 : 2,
   timeout: 60_000,
   reporter: config.mutation
-    ? [['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json`, byProject: true }]]
+    ? [['./src/report/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json`, byProject: true }]]
     : [
     [config.ci ? 'dot' : 'list'],
-    ['./src/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }],
+    ['./src/report/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json` }],
     ['html', { outputFolder: `${config.reportsDir}/html`, open: 'never' }],
     ['junit', { outputFile: `${config.reportsDir}/junit.xml` }],
     ...(sharded ? [['blob', { outputDir: `${config.reportsDir}/blob` }] as const] : []),
-    // The contract's page the Playwright HTML report's links lead to (src/contract-page.ts).
-    ['./src/contract-page.ts', { outputDir: config.reportsDir }],
+    // The contract's page the Playwright HTML report's links lead to (src/report/contract-page.ts).
+    ['./src/report/contract-page.ts', { outputDir: config.reportsDir }],
     [
       // Labels come from each test's annotations (see rule() in src/suite.ts); categories and the grouping by area,
       // operation and rule from allurerc.ts; the environment (the run and its matrix) from the conformance reporter.

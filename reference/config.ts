@@ -1,5 +1,5 @@
 // The reference server's entry point reads its settings here, once, from the environment: one row per variable,
-// each with its purpose, named in full when it is wrong. Only this module and src/config.ts read process.env.
+// each with its purpose, named in full when it is wrong. Only this module and src/config/config.ts read process.env.
 import { type FaultName, parseFault } from './faults.ts';
 import { parseStyle, type StyleName } from './style.ts';
 import { loadSeed, type SeedData } from './world.ts';

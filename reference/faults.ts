@@ -1,5 +1,5 @@
 // The fault catalogue: FAULT=<name> makes the reference server break exactly one rule of
-// src/rules.ts and leaves everything else correct. The suite proves itself by failing on it.
+// src/contract/rules.ts and leaves everything else correct. The suite proves itself by failing on it.
 // Each fault is a change to the server's policy (policy.ts), so the routes hold no trace of it.
 import { Transform } from 'node:stream';
 import {
@@ -10,8 +10,8 @@ import {
   MAX_FILE_BYTES_DECIMAL,
   REPLACEMENT_EXECUTE_PATH,
   SECURE_CUTOVER_DATE,
-} from '../src/contract.ts';
-import { ruleById, type Level, type RuleId } from '../src/rules.ts';
+} from '../src/contract/contract.ts';
+import { ruleById, type Level, type RuleId } from '../src/contract/rules.ts';
 import { EXECUTE_SCOPE } from './plugins/agents.ts';
 import { UPLOAD_SCOPE } from './plugins/upload.ts';
 import type { Policy } from './policy.ts';

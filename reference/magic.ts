@@ -1,6 +1,6 @@
 // The alt style checks that a file is what its extension says, as servers that sniff content do: by the leading
 // bytes of the types that have a signature. Types without one (txt, csv, gsm, raw µ-law) pass on their name alone.
-// Written apart from src/test-files.ts, which makes the files: one must not be checked by a copy of the other.
+// Written apart from src/files/test-file.ts, which makes the files: one must not be checked by a copy of the other.
 
 const ascii = (text: string) => Buffer.from(text, 'latin1');
 const startsWith = (...signatures: string[]) => (head: Buffer) => signatures.some((signature) => head.subarray(0, signature.length).equals(ascii(signature)));

@@ -1,6 +1,7 @@
 // Entry point: `npm run serve`. Listens on 127.0.0.1 and prints the variables that point the suite here.
-import { atAddress, environmentOf, worldOf } from '../src/config.ts';
-import { redactUrl } from '../src/redact.ts';
+import { worldOf } from './world.ts';
+import { atAddress, environmentOf } from '../src/config/config.ts';
+import { redactUrl } from '../src/config/redact.ts';
 import { loadServerConfig, type ServerConfig } from './config.ts';
 import { TEST_CLOCK_PATH } from './plugins/test-clock.ts';
 import { listenReference } from './listen.ts';

@@ -12,7 +12,7 @@ import {
   SECURE_CUTOVER_DATE,
   SECURE_PATH_PREFIX,
   SECURE_PUBLIC_WINDOW_SECONDS,
-} from '../src/contract.ts';
+} from '../src/contract/contract.ts';
 import type { ApiError } from './errors.ts';
 import type { StoredFile } from './file-store.ts';
 import { contentTypeOf } from './mime.ts';

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import { API_VERSION } from '../src/contract.ts';
-import { ajv } from '../src/schemas.ts';
+import { API_VERSION } from '../src/contract/contract.ts';
+import { ajv } from '../src/contract/schemas.ts';
 import { type Clock, systemClock, TestClock } from './clock.ts';
 import type { Context, Session } from './context.ts';
 import { ApiError } from './errors.ts';

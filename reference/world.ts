@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SECRETS, SETTINGS, TARGET_IDS, type TargetWorld } from '../src/config/config.ts';
 
 export const DEFAULT_SEED_FILE = fileURLToPath(new URL('./seed.json', import.meta.url));
 
@@ -172,4 +173,15 @@ export class World {
   seedGrantOf(clientId: string): Grant | undefined {
     return this.seed.tokens.find((s): s is SeedRefreshToken => s.kind === 'refresh' && s.clientId === clientId);
   }
+}
+
+/** The reference world under the suite's names: each identifier and token of the seed whose `env` names a setting. */
+export function worldOf(seed: SeedData): TargetWorld {
+  const entries = [
+    ...[...seed.companies, ...seed.locations, ...seed.conversations, ...seed.contacts, ...seed.agents, ...seed.workflows, ...seed.campaigns].map((item) => ({ env: item.env, value: item.id })),
+    ...seed.apps.map((app) => ({ env: app.env, value: app.clientId })),
+  ];
+  const valueOf = (key: keyof typeof SETTINGS, list: { env?: string; value: string }[]) => list.find((item) => item.env === SETTINGS[key].env)?.value;
+  const tokens = Object.fromEntries(SECRETS.map((key) => [key, valueOf(key, seed.tokens)]));
+  return { ...Object.fromEntries(TARGET_IDS.map((key) => [key, valueOf(key, entries)])), tokens } as TargetWorld;
 }

@@ -9,9 +9,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { faultCatalogue, type Fault, type FaultName } from '../reference/faults.ts';
-import { type MutationProject, mutationConfig, SETTINGS } from '../src/config.ts';
-import type { ConformanceReport } from '../src/conformance-reporter.ts';
-import type { Level, RuleId } from '../src/rules.ts';
+import { type MutationProject, mutationConfig, SETTINGS } from '../src/config/config.ts';
+import type { ConformanceReport } from '../src/report/conformance-reporter.ts';
+import type { Level, RuleId } from '../src/contract/rules.ts';
 import { STYLE_NAMES, type StyleName } from '../reference/style.ts';
 
 const ROOT = join(import.meta.dirname, '..');

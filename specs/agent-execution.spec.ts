@@ -1,11 +1,11 @@
 // Agent execution of §4.3: the reply of §2.4 and the session rule of §3 on the deprecated path, the optional fields of
 // §2.3, and the requests rules 1 and 2 forbid on both paths, as a session's first message and as a continuation: the
 // hand-written ones here, the variants generated from schemas/execution-request.schema.json after them.
-import type { Api, ExecuteRequest, Reply } from '../src/api.ts';
-import type { Target, TargetId } from '../src/config.ts';
-import type { RuleId } from '../src/rules.ts';
+import type { Api, ExecuteRequest, Reply } from '../src/client/api.ts';
+import type { Target, TargetId } from '../src/config/config.ts';
+import type { RuleId } from '../src/contract/rules.ts';
 import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
-import { variantsOf } from '../src/variants.ts';
+import { variantsOf } from '../src/contract/variants.ts';
 
 const MESSAGE = 'Hello from the conformance suite';
 

@@ -1,10 +1,10 @@
 // Authentication (§5) on every authenticated operation, and the Version header (§9.1).
-import type { Api, Auth, Reply } from '../src/api.ts';
-import type { Credential, Target } from '../src/config.ts';
-import { absoluteUrls, slugOf } from '../src/discover.ts';
-import type { RuleId } from '../src/rules.ts';
+import type { Api, Auth, Reply } from '../src/client/api.ts';
+import type { Credential, Target } from '../src/config/config.ts';
+import { absoluteUrls, slugOf } from '../src/checks/discover.ts';
+import type { RuleId } from '../src/contract/rules.ts';
 import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
-import { testFile } from '../src/test-files.ts';
+import { testFile } from '../src/files/test-file.ts';
 
 type Send = (label: string, auth: Auth, headers?: Record<string, string | null>) => Promise<Reply>;
 

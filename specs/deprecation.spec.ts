@@ -1,8 +1,8 @@
 // Deprecation of §4.3 rule 4 and §9.3: the old execute path still serves v3, the replacement path
 // exists, and what the contract leaves open about both is observed.
-import type { Reply } from '../src/api.ts';
-import { API_VERSION } from '../src/contract.ts';
-import { describeErrors, validatorFor } from '../src/schemas.ts';
+import type { Reply } from '../src/client/api.ts';
+import { API_VERSION } from '../src/contract/contract.ts';
+import { describeErrors, validatorFor } from '../src/contract/schemas.ts';
 import { expect, observe, requireAccepted, rule, test } from '../src/suite.ts';
 
 /** Statuses that say a route is not there; every other 5xx is a server error, not a route. */

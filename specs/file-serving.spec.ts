@@ -2,9 +2,9 @@
 // the files' own, as storage or a CDN has, may show it as it likes), and
 // whether files carry X-Content-Type-Options: nosniff is recorded (INFO). Read within the public hour, so the
 // check holds before and after the change of 30 November 2026.
-import { absoluteUrls } from '../src/discover.ts';
+import { absoluteUrls } from '../src/checks/discover.ts';
 import { expect, observe, requireAccepted, rule, test } from '../src/suite.ts';
-import { testFile } from '../src/test-files.ts';
+import { testFile } from '../src/files/test-file.ts';
 
 const SVG = testFile('drawing.svg', 512);
 

@@ -3,12 +3,12 @@
 // shown: the issued token is `access_token`, else any string of the answer that works as a bearer token.
 // A server that rotates refresh tokens makes each single use: the refresh checks run in order in one worker and
 // spend the refresh token the previous exchange issued, so one run spends OAUTH_REFRESH_TOKEN at most once.
-import { accepted, type Api, type Reply } from '../src/api.ts';
-import { pickIds, type TargetId } from '../src/config.ts';
-import type { RefreshChain } from '../src/refresh-chain.ts';
-import { credentialStrings } from '../src/secrets.ts';
+import { accepted, type Api, type Reply } from '../src/client/api.ts';
+import { pickIds, type TargetId } from '../src/config/config.ts';
+import type { RefreshChain } from '../src/client/refresh-chain.ts';
+import { credentialStrings } from '../src/config/secrets.ts';
 import { expect, observe, outcome, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
-import { testFile } from '../src/test-files.ts';
+import { testFile } from '../src/files/test-file.ts';
 
 const FILE = testFile('issued-token.pdf', 300);
 

@@ -2,14 +2,14 @@
 // test clock a test moves it (the clock fixture puts it back); the opt-in slow project (SUITE_SLOW=1) really waits;
 // against a live target without either, a check over time after an upload judges an upload an earlier run left
 // once it has aged, and leaves its own for a later run (travel.afterUpload); with nothing aged yet it skips.
-import type { Api } from '../src/api.ts';
-import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract.ts';
-import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
-import { anonymousLeaks, describeLeaks } from '../src/privacy.ts';
+import type { Api } from '../src/client/api.ts';
+import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
+import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
+import { anonymousLeaks, describeLeaks } from '../src/checks/privacy.ts';
 import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
-import { testFile, type TestFile } from '../src/test-files.ts';
-import type { Uploaded } from '../src/aged-state.ts';
-import type { Upload } from '../src/time-travel.ts';
+import { testFile, type TestFile } from '../src/files/test-file.ts';
+import type { Uploaded } from '../src/time/aged-state.ts';
+import type { Upload } from '../src/time/time-travel.ts';
 
 /** Readings of "from 30 November 2026" agree on these: before in every time zone, and after in every one. */
 const BEFORE_CUTOVER = '2026-11-29T09:00:00Z';

@@ -1,12 +1,12 @@
 // Tenant isolation (SHOULD: the contract implies it, §2.1 and §5.2, without stating it): a valid token of another
 // location, holding every scope, reaches nothing of LOCATION_ID. Each refusal is judged beside its control, the same
 // request with this location's own token.
-import type { Api, Reply } from '../src/api.ts';
-import type { Target, TargetId } from '../src/config.ts';
-import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/discover.ts';
-import type { RuleId } from '../src/rules.ts';
+import type { Api, Reply } from '../src/client/api.ts';
+import type { Target, TargetId } from '../src/config/config.ts';
+import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
+import type { RuleId } from '../src/contract/rules.ts';
 import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
-import { testFile } from '../src/test-files.ts';
+import { testFile } from '../src/files/test-file.ts';
 
 const FILE = testFile('tenant.pdf', 400);
 

@@ -1,12 +1,12 @@
 // Upload fields of §2.1 and the upload response of §2.2 and §4.1: what a valid upload answers, which optional fields it
 // takes, and the variants generated from schemas/upload-request.schema.json (omitted fields, no field, an unknown one).
-import type { Fields } from '../src/api.ts';
-import type { Target, TargetId } from '../src/config.ts';
-import { absoluteUrls, urlsByFile } from '../src/discover.ts';
-import type { RuleId } from '../src/rules.ts';
+import type { Fields } from '../src/client/api.ts';
+import type { Target, TargetId } from '../src/config/config.ts';
+import { absoluteUrls, urlsByFile } from '../src/checks/discover.ts';
+import type { RuleId } from '../src/contract/rules.ts';
 import { expect, observe, outcome, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
-import { testFile } from '../src/test-files.ts';
-import { variantsOf } from '../src/variants.ts';
+import { testFile } from '../src/files/test-file.ts';
+import { variantsOf } from '../src/contract/variants.ts';
 
 /** Uploads the contract accepts, each beside the same upload with only the required fields. */
 const ACCEPTED: { rule: RuleId; statement: string; fields: (valid: Fields, target: Target) => Fields; needs?: TargetId[] }[] = [

@@ -1,9 +1,9 @@
 // Upload limits of §8: file counts, sizes and types at every position of an upload, and names built to slip past a
 // careless extension check; one test per row of the case tables. A refusal is judged beside its control, the same
 // upload without the property under test, which must be accepted.
-import { allowedExtensionCases, filesOf, uploadLimitCases } from '../src/cases.ts';
+import { allowedExtensionCases, uploadLimitCases } from '../src/contract/cases.ts';
 import { expect, observe, requireControl, rule, test } from '../src/suite.ts';
-import { testFile } from '../src/test-files.ts';
+import { filesOf, testFile } from '../src/files/test-file.ts';
 
 test.describe('upload limits', () => {
   for (const row of uploadLimitCases()) {

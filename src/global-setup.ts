@@ -6,12 +6,15 @@
 import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { suiteConfig } from './config.ts';
-import { describePreflight, nothingToCheck, preflight } from './doctor.ts';
-import { describeRateShare, rateShare } from './politeness.ts';
+import { ConfigError, suiteConfig } from './config/config.ts';
+import { describePreflight, nothingToCheck, preflight } from './preflight/doctor.ts';
+import { describeRateShare, rateShare } from './client/politeness.ts';
+import { referenceProblems } from './reference-server.ts';
 
 export default async function globalSetup(playwright: FullConfig): Promise<void> {
   const config = suiteConfig();
+  const problems = config.reference ? await referenceProblems(config.reference) : [];
+  if (problems.length > 0) throw Object.assign(new ConfigError(problems), { stack: '' });
   const share = rateShare(config, playwright.shard?.total ?? 1, playwright.workers);
   if (share) console.log(describeRateShare(config.rateLimit, share, playwright.shard, playwright.workers));
   if (!config.skipPreflight && nothingToCheck(config) === undefined) {

@@ -6,25 +6,25 @@
 import { _baseTest as base, type APIRequestContext, request, type TestDetails } from '@playwright/test';
 // The synchronous facade: a parameter becomes a message of the test, not a step of its own with a captured stack.
 import { parameter } from 'allure-js-commons/sync';
-import type { FastifyInstance } from 'fastify';
-import { UploadState } from './aged-state.ts';
-import { ANNOTATION, notesOf } from './annotations.ts';
-import { accepted, Api, type Reply } from './api.ts';
-import { atAddress, describeTarget, pickIds, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config.ts';
-import { contractLink } from './contract-page.ts';
-import { Evidence } from './evidence.ts';
-import { fixturePath, Masker, RECORD_COMMAND, Replay, writeRecordedTarget, writeRecording } from './recording.ts';
-import { redactText } from './redact.ts';
-import { RefreshChain } from './refresh-chain.ts';
-import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './rules.ts';
-import { Secrets } from './secrets.ts';
-import { ServerClock } from './server-clock.ts';
-import { TimeTravel, type TimeTravelMode } from './time-travel.ts';
-import { RATE_WINDOW_MS, RateLimiter, rateShare } from './politeness.ts';
-import { Transport } from './transport.ts';
-import { excerpt } from './expectations.ts';
+import { UploadState } from './time/aged-state.ts';
+import { ANNOTATION, notesOf } from './report/annotations.ts';
+import { accepted, Api, type Reply } from './client/api.ts';
+import { describeTarget, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config/config.ts';
+import { contractLink } from './report/contract-page.ts';
+import { Evidence } from './client/evidence.ts';
+import { fixturePath, Masker, Replay, writeRecordedTarget, writeRecording } from './client/recording.ts';
+import { startReference, type RunningReference } from './reference-server.ts';
+import { redactText } from './config/redact.ts';
+import { RefreshChain } from './client/refresh-chain.ts';
+import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './contract/rules.ts';
+import { Secrets } from './config/secrets.ts';
+import { ServerClock } from './time/server-clock.ts';
+import { TimeTravel, type TimeTravelMode } from './time/time-travel.ts';
+import { RATE_WINDOW_MS, RateLimiter, rateShare } from './client/politeness.ts';
+import { Transport } from './client/transport.ts';
+import { excerpt } from './checks/expectations.ts';
 
-export { expect } from './expectations.ts';
+export { expect } from './checks/expectations.ts';
 
 interface WorkerFixtures {
   config: SuiteConfig;
@@ -33,7 +33,7 @@ interface WorkerFixtures {
   /** This worker's share of RATE_LIMIT (all shards' workers share it), for a given live target; none for the in-process reference server or replay. */
   rateLimiter: RateLimiter | undefined;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
-  referenceServer: FastifyInstance | undefined;
+  referenceServer: RunningReference | undefined;
   target: Target;
   /** The configured secrets and those the target issues, learned as they arrive: per worker, since a rotated refresh token passes from test to test. */
   secrets: Secrets;
@@ -62,6 +62,15 @@ interface WorkerOptions {
   style: string | undefined;
 }
 
+/** Hands a worker's resource to its users, then closes it, however they ended. */
+async function lend<T>(resource: T, close: (resource: T) => Promise<void>, use: (resource: T) => Promise<void>): Promise<void> {
+  try {
+    await use(resource);
+  } finally {
+    await close(resource);
+  }
+}
+
 // The test-scoped fixtures are `box: 'self'`: no step of their own in the reports, which a reader does not need (an
 // error in one is the test's) and which cost two messages to the runner per fixture and test.
 export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
@@ -72,38 +81,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
 
   config: [async ({}, use) => use(suiteConfig()), { scope: 'worker' }],
 
-  // One reference server per worker when REFERENCE_SERVER=1, with its project's fault.
+  // One reference server per worker when REFERENCE_SERVER=1, with its project's style and fault.
   referenceServer: [
-    async ({ config, fault, style }, use) => {
-      if (!config.reference) return use(undefined);
-      const [{ listenReference }, { parseFault }, { parseStyle }, { loadSeed }] = await Promise.all([
-        import('../reference/listen.ts'),
-        import('../reference/faults.ts'),
-        import('../reference/style.ts'),
-        import('../reference/world.ts'),
-      ]);
-      const { seed, clockStart, seedFile } = config.reference;
-      const server = await listenReference(
-        { seed, testClock: { start: clockStart ?? Date.now() }, style: parseStyle(style), fault: parseFault(fault), seedData: loadSeed(seedFile) },
-        { host: '127.0.0.1', port: 0 },
-      );
-      try {
-        await use(server.app);
-      } finally {
-        await server.close();
-      }
-    },
+    async ({ config, fault, style }, use) =>
+      config.reference ? lend(await startReference(config.reference, style, fault), (server) => server.close(), use) : use(undefined),
     { scope: 'worker' },
   ],
 
   target: [
     async ({ config, referenceServer }, use) => {
-      let target = config.target;
-      if (config.reference && referenceServer) {
-        const { TEST_CLOCK_PATH } = await import('../reference/plugins/test-clock.ts');
-        const address = `http://127.0.0.1:${(referenceServer.server.address() as { port: number }).port}`;
-        target = { ...atAddress(config.reference.world, address, TEST_CLOCK_PATH), freshEachTest: true };
-      }
+      const target = referenceServer?.target ?? config.target;
       if (!target) throw new Error('no target: set SUITE_MODE=live with BASE_URL and the rest, or REFERENCE_SERVER=1');
       if (config.mode === 'record') recordTarget(config, target);
       await use(target);
@@ -116,14 +103,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   refreshChain: [async ({ target }, use) => use(new RefreshChain(target.tokens.oauthRefreshToken)), { scope: 'worker' }],
 
   requestContext: [
-    async ({}, use) => {
-      const context = await request.newContext();
-      try {
-        await use(context);
-      } finally {
-        await context.dispose();
-      }
-    },
+    async ({}, use) => lend(await request.newContext(), (context) => context.dispose(), use),
     { scope: 'worker' },
   ],
 
@@ -148,7 +128,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
 
   freshReference: [
     async ({ referenceServer, target, secrets, refreshChain }, use) => {
-      await referenceServer?.resetState();
+      await referenceServer?.app.resetState();
       // What the target issued before is gone with its state (in replay: was gone when the test was recorded).
       if (target.freshEachTest) {
         secrets.forgetIssued();

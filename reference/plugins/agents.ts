@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
+import { DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context, Session } from '../context.ts';
 import { ApiError, badRequest, notFound, refuseFields } from '../errors.ts';

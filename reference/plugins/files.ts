@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { FILES_READONLY_SCOPE, SECURE_PATH_PREFIX } from '../../src/contract.ts';
+import { FILES_READONLY_SCOPE, SECURE_PATH_PREFIX } from '../../src/contract/contract.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';

@@ -1,8 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract.ts';
-import { describeErrors, validatorFor } from '../../src/schemas.ts';
+import { FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract/contract.ts';
+import { describeErrors, validatorFor } from '../../src/contract/schemas.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { ApiError, badRequest, invalidBody, refuseFields } from '../errors.ts';

@@ -12,7 +12,7 @@ import { describe, it, mock, type TestContext } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { API_VERSION, UPLOAD_PATH } from '../../src/contract.ts';
+import { API_VERSION, UPLOAD_PATH } from '../../src/contract/contract.ts';
 import { FileStore, type StoredFile } from '../file-store.ts';
 import { buildServer } from '../server.ts';
 import {

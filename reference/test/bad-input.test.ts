@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { MAX_FILE_BYTES_BINARY, UPLOAD_PATH } from '../../src/contract.ts';
+import { MAX_FILE_BYTES_BINARY, UPLOAD_PATH } from '../../src/contract/contract.ts';
 import {
   apiHeaders,
   assertRefused,

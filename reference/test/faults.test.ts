@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MAX_FILE_BYTES_BINARY, MAX_FILE_BYTES_DECIMAL, REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
-import { validatorFor } from '../../src/schemas.ts';
+import { MAX_FILE_BYTES_BINARY, MAX_FILE_BYTES_DECIMAL, REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
+import { validatorFor } from '../../src/contract/schemas.ts';
 import { FAULTS, type FaultName, faultCatalogue } from '../faults.ts';
 import {
   apiHeaders,

@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { mock } from 'node:test';
-import { absoluteUrls } from '../../src/discover.ts';
-import { sha256 } from '../../src/test-files.ts';
-import { worldOf } from '../../src/config.ts';
-import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, UPLOAD_PATH } from '../../src/contract.ts';
+import { absoluteUrls } from '../../src/checks/discover.ts';
+import { sha256 } from '../../src/files/test-file.ts';
+import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, UPLOAD_PATH } from '../../src/contract/contract.ts';
 import type { FaultName } from '../faults.ts';
 import { FileStore } from '../file-store.ts';
 import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
 import { buildServer } from '../server.ts';
-import { loadSeed } from '../world.ts';
+import { loadSeed, worldOf } from '../world.ts';
 
 export const MIB = 1024 * 1024;
 

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { atAddress, environmentOf } from '../../src/config.ts';
-import { REPLACEMENT_EXECUTE_PATH } from '../../src/contract.ts';
+import { atAddress, environmentOf } from '../../src/config/config.ts';
+import { REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
 import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
-import { validatorFor } from '../../src/schemas.ts';
+import { validatorFor } from '../../src/contract/schemas.ts';
 import { buildServer } from '../server.ts';
 import { DEFAULT_POLICY } from '../policy.ts';
 import {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { MAX_FILE_BYTES_BINARY } from '../../src/contract.ts';
+import { MAX_FILE_BYTES_BINARY } from '../../src/contract/contract.ts';
 import { buildServer } from '../server.ts';
 import { absoluteUrls, apiHeaders, bytesOf, execute, fetchUrl, setClock, sha256, T0, upload, validFields, WORLD } from './helpers.ts';
 

@@ -1,4 +1,4 @@
-// Clock rules judged across runs. The store (src/aged-state.ts) on its own: what it keeps, what it ignores with a
+// Clock rules judged across runs. The store (src/time/aged-state.ts) on its own: what it keeps, what it ignores with a
 // warning, what it drops. Then the suite itself, run several times against a reference server whose test clock it is
 // not told of (no TEST_CLOCK_URL, as against staging), the test moving that clock between the runs: the first run
 // skips the clock rules and leaves its uploads in STATE_DIR, a later run judges those that have aged, and a server
@@ -12,13 +12,13 @@ import { after, describe, test } from 'node:test';
 import type { FaultName } from '../../reference/faults.ts';
 import { listenReference, type Listening } from '../../reference/listen.ts';
 import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
-import { loadSeed } from '../../reference/world.ts';
-import { describeAge, KEEP_SECONDS, type StoredUpload, UploadState } from '../aged-state.ts';
-import { atAddress, environmentOf, loadConfig, SETTINGS, type Target, worldOf } from '../config.ts';
-import type { ConformanceReport, RuleResult } from '../conformance-reporter.ts';
-import { type RuleId, testsOfRule } from '../rules.ts';
-import { redactText } from '../redact.ts';
-import { testFile } from '../test-files.ts';
+import { loadSeed, worldOf } from '../../reference/world.ts';
+import { describeAge, KEEP_SECONDS, type StoredUpload, UploadState } from '../time/aged-state.ts';
+import { atAddress, environmentOf, loadConfig, SETTINGS, type Target } from '../config/config.ts';
+import type { ConformanceReport, RuleResult } from '../report/conformance-reporter.ts';
+import { type RuleId, testsOfRule } from '../contract/rules.ts';
+import { redactText } from '../config/redact.ts';
+import { testFile } from '../files/test-file.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');

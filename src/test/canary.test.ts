@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { loadSeed } from '../../reference/world.ts';
+import { loadSeed, worldOf } from '../../reference/world.ts';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
-import { atAddress, environmentOf, SETTINGS, worldOf } from '../config.ts';
-import type { ConformanceReport } from '../conformance-reporter.ts';
-import { FILE_FORM_KEY } from '../contract.ts';
+import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
+import type { ConformanceReport } from '../report/conformance-reporter.ts';
+import { FILE_FORM_KEY } from '../contract/contract.ts';
 import { type Finding, LeakScanner, type ScanResult, zip } from './canary-scan.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

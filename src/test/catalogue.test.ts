@@ -10,13 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { faultCatalogue, FAULTS } from '../../reference/faults.ts';
-import { CASES_DIR, loadTable, type TableFile, TABLES } from '../cases.ts';
-import { contractAnchor } from '../contract.ts';
-import { contractPage } from '../contract-page.ts';
-import { type Level, RULES, type Rule } from '../rules.ts';
-import { openapi } from '../openapi.ts';
-import { projectAjv, RULE_IF_ABSENT, SCHEMA_DIR, type SchemaId, validatorFor } from '../schemas.ts';
-import { variantsOf } from '../variants.ts';
+import { CASES_DIR, loadTable, type TableFile, TABLES } from '../contract/cases.ts';
+import { contractAnchor } from '../contract/contract.ts';
+import { contractPage } from '../report/contract-page.ts';
+import { type Level, RULES, type Rule } from '../contract/rules.ts';
+import { openapi } from '../contract/openapi.ts';
+import { projectAjv, RULE_IF_ABSENT, SCHEMA_DIR, type SchemaId, validatorFor } from '../contract/schemas.ts';
+import { variantsOf } from '../contract/variants.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CATALOGUE: readonly Rule[] = RULES;
@@ -29,7 +29,7 @@ function noViolations(violations: readonly string[], headline: string): void {
   assert.ok(violations.length === 0, `${headline} (${violations.length}):\n  - ${violations.join('\n  - ')}`);
 }
 
-describe('the rule catalogue (src/rules.ts)', () => {
+describe('the rule catalogue (src/contract/rules.ts)', () => {
   test('ids are unique and look like UPLOAD-FILES-MAX', () => {
     const seen = new Set<string>();
     const violations: string[] = [];
@@ -123,7 +123,7 @@ describe('the case tables (specs/cases/*.json)', () => {
   const tables = readdirSync(CASES_DIR).filter((file) => file.endsWith('.json')).sort();
 
   test('every table has a schema', () => {
-    const violations = tables.filter((file) => !(file in TABLE_SCHEMAS)).map((file) => `specs/cases/${file} has no entry in TABLES of src/cases.ts`);
+    const violations = tables.filter((file) => !(file in TABLE_SCHEMAS)).map((file) => `specs/cases/${file} has no entry in TABLES of src/contract/cases.ts`);
     const gone = Object.keys(TABLE_SCHEMAS).filter((file) => !tables.includes(file)).map((file) => `TABLE_SCHEMAS names specs/cases/${file}, which does not exist`);
     noViolations([...violations, ...gone], 'case tables and schemas');
   });
@@ -142,7 +142,7 @@ describe('the case tables (specs/cases/*.json)', () => {
       if (ofChecks) {
         test('every row names a rule of the catalogue', () => {
           const violations = rows().flatMap((row, i) =>
-            typeof row.rule === 'string' && RULE_IDS.has(row.rule) ? [] : [`row ${i + 1} names ${JSON.stringify(row.rule)}, which is not in src/rules.ts`],
+            typeof row.rule === 'string' && RULE_IDS.has(row.rule) ? [] : [`row ${i + 1} names ${JSON.stringify(row.rule)}, which is not in src/contract/rules.ts`],
           );
           noViolations(violations, 'rows with an unknown rule');
         });
@@ -255,7 +255,7 @@ function annotationProblems(specs: readonly JsonSpec[]): string[] {
       }
       const rule = CATALOGUE.find((r) => r.id === rules[0]);
       if (!rule) {
-        violations.push(`${label} names ${rules[0]}, which is not in src/rules.ts`);
+        violations.push(`${label} names ${rules[0]}, which is not in src/contract/rules.ts`);
         continue;
       }
       if (!spec.title.startsWith(`${rule.id} `)) violations.push(`${label} does not start with "${rule.id} "`);
@@ -331,7 +331,7 @@ describe('the listing checks catch what they are for', () => {
     assert.deepEqual(problems, [
       'made-up.spec.ts:2 "five files are accepted" [conformance] has 0 rule annotations; use ...rule(id, statement)',
       'made-up.spec.ts:3 "UPLOAD-FILES-MAX two rules" [conformance] has 2 rule annotations (UPLOAD-FILES-MAX, UPLOAD-SIZE-MAX); use ...rule(id, statement)',
-      'made-up.spec.ts:4 "NO-SUCH-RULE exists" [conformance] names NO-SUCH-RULE, which is not in src/rules.ts',
+      'made-up.spec.ts:4 "NO-SUCH-RULE exists" [conformance] names NO-SUCH-RULE, which is not in src/contract/rules.ts',
       'made-up.spec.ts:5 "UPLOAD-SIZE-MAX a sixth file is refused" [conformance] does not start with "UPLOAD-FILES-MAX "',
       'made-up.spec.ts:6 "UPLOAD-FILES-MIN an upload with no file is refused" [conformance] has level annotation MUST; UPLOAD-FILES-MIN is SHOULD',
     ]);
@@ -358,7 +358,7 @@ describe('the listing checks catch what they are for', () => {
 
 describe('the fault catalogue (reference/faults.ts)', () => {
   test('every fault breaks a rule of the catalogue', () => {
-    const violations = FAULTS.filter((fault) => !RULE_IDS.has(fault.rule)).map((fault) => `${fault.name} breaks ${fault.rule}, which is not in src/rules.ts`);
+    const violations = FAULTS.filter((fault) => !RULE_IDS.has(fault.rule)).map((fault) => `${fault.name} breaks ${fault.rule}, which is not in src/contract/rules.ts`);
     noViolations(violations, 'faults of unknown rules');
     const catalogue = faultCatalogue();
     assert.equal(catalogue.length, FAULTS.length);
@@ -377,7 +377,7 @@ describe('the fault catalogue (reference/faults.ts)', () => {
   });
 });
 
-describe('request variants (src/variants.ts)', () => {
+describe('request variants (src/contract/variants.ts)', () => {
   for (const id of ['upload-request', 'execution-request'] as const) {
     const schema = validatorFor(id).schema as { required: string[]; examples: Record<string, unknown>[]; properties: Record<string, Record<string, unknown>> };
 
@@ -386,7 +386,7 @@ describe('request variants (src/variants.ts)', () => {
         ...schema.required.filter((name) => schema.properties[name]?.[RULE_IF_ABSENT] === undefined).map((name) => `${name} is required but has no ${RULE_IF_ABSENT}`),
         ...Object.entries(schema.properties)
           .filter(([, property]) => property[RULE_IF_ABSENT] !== undefined && !RULE_IDS.has(String(property[RULE_IF_ABSENT])))
-          .map(([name, property]) => `${name}: ${RULE_IF_ABSENT} ${String(property[RULE_IF_ABSENT])} is not in src/rules.ts`),
+          .map(([name, property]) => `${name}: ${RULE_IF_ABSENT} ${String(property[RULE_IF_ABSENT])} is not in src/contract/rules.ts`),
       ];
       noViolations(violations, `properties of schemas/${id}.schema.json`);
     });
@@ -406,7 +406,7 @@ describe('request variants (src/variants.ts)', () => {
 });
 
 describe('schemas/*.schema.json', () => {
-  // The suite's ajv skips this check (src/schemas.ts): it is made here, once.
+  // The suite's ajv skips this check (src/contract/schemas.ts): it is made here, once.
   const files = readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.schema.json')).sort();
   const metaValid = (schema: object) => {
     const checker = projectAjv({ validateSchema: true });

@@ -7,10 +7,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
-import { loadSeed } from '../../reference/world.ts';
-import { ConfigError, loadConfig, mutationConfig, readEnvironment, secretsOf, SETTINGS, type Target, worldOf } from '../config.ts';
-import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from '../contract.ts';
-import { REPLAY_BASE_URL } from '../recording.ts';
+import { referenceProblems } from '../reference-server.ts';
+import { ConfigError, loadConfig, mutationConfig, readEnvironment, REPLAY_BASE_URL, secretsOf, SETTINGS, type Target } from '../config/config.ts';
+import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from '../contract/contract.ts';
 
 const DIR = mkdtempSync(join(tmpdir(), 'suite-config-'));
 after(() => rmSync(DIR, { recursive: true, force: true }));
@@ -210,10 +209,7 @@ describe('the .env file', () => {
 describe('REFERENCE_SERVER=1', () => {
   test("needs no target variables: the target is the seed's world", () => {
     const config = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1' }, NO_DOTENV);
-    const { world, ...reference } = config.reference ?? assert.fail('no reference settings');
-    assert.deepEqual(reference, { style: 'default', fault: undefined, seed: '1', clockStart: undefined, seedFile: undefined });
-    assert.deepEqual(world, worldOf(loadSeed()));
-    assert.equal(world.locationId, 'loc-ref-main');
+    assert.deepEqual(config.reference, { style: 'default', fault: undefined, seed: '1', clockStart: undefined, seedFile: undefined });
     assert.equal(config.target, undefined);
   });
 
@@ -223,13 +219,18 @@ describe('REFERENCE_SERVER=1', () => {
     assert.equal(reference?.seed, '42');
   });
 
-  test('carries REFERENCE_STYLE and names a style that does not exist', () => {
+  // The reference checks its own settings (src/reference-server.ts); the setup stops the run with them.
+  const referenceProblemsOf = async (env: Record<string, string>) =>
+    (await referenceProblems(configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', ...env }, NO_DOTENV).reference ?? assert.fail('no reference settings'))).join('\n');
+
+  test('carries REFERENCE_STYLE and names a style that does not exist', async () => {
     assert.equal(configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REFERENCE_STYLE: 'alt' }, NO_DOTENV).reference?.style, 'alt');
-    assert.match(problemsOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REFERENCE_STYLE: 'fancy' }), /REFERENCE_STYLE=fancy is not a reference style; known: default, alt/);
+    assert.equal(await referenceProblemsOf({ REFERENCE_STYLE: 'alt' }), '');
+    assert.match(await referenceProblemsOf({ REFERENCE_STYLE: 'fancy' }), /REFERENCE_STYLE=fancy is not a reference style; known: default, alt/);
   });
 
-  test('names a SEED_FILE that cannot be read', () => {
-    assert.match(problemsOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', SEED_FILE: join(DIR, 'no-seed.json') }), /SEED_FILE: seed file .*no-seed\.json cannot be read/);
+  test('names a SEED_FILE that cannot be read', async () => {
+    assert.match(await referenceProblemsOf({ SEED_FILE: join(DIR, 'no-seed.json') }), /SEED_FILE: seed file .*no-seed\.json cannot be read/);
   });
 
   test('reads REFERENCE_CLOCK_START as an instant and names it when it is not one', () => {
@@ -298,12 +299,12 @@ describe('secretsOf', () => {
 });
 
 describe('one reader of the environment', () => {
-  test('process.env is read only by src/config.ts and reference/config.ts (tests and child environments aside)', () => {
+  test('process.env is read only by src/config/config.ts and reference/config.ts (tests and child environments aside)', () => {
     const root = new URL('../../', import.meta.url).pathname;
     const sources = ['playwright.config.ts', ...['src', 'specs', 'reference', 'scripts'].flatMap((dir) => readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)))]
       .filter((file) => file.endsWith('.ts') && !/(^|\/)test\//.test(file));
     const readers = sources.filter((file) => /(?<!\.\.\.)process\.env\b/.test(readFileSync(join(root, file), 'utf8')));
-    assert.deepEqual(readers.sort(), ['reference/config.ts', 'src/config.ts']);
+    assert.deepEqual(readers.sort(), ['reference/config.ts', 'src/config/config.ts']);
   });
 });
 

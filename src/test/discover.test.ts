@@ -2,8 +2,8 @@
 // header (a redirect, the content's own location, a link), as different correct servers do.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Reply } from '../api.ts';
-import { offeredUrls } from '../discover.ts';
+import type { Reply } from '../client/api.ts';
+import { offeredUrls } from '../checks/discover.ts';
 
 const replyOf = (headers: Record<string, string>, body: unknown = undefined): Reply => {
   const bytes = Buffer.from(body === undefined ? '' : JSON.stringify(body));

@@ -12,9 +12,9 @@ import { type Listening, listenReference } from '../../reference/listen.ts';
 import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
 import type { StyleName } from '../../reference/style.ts';
-import { loadSeed } from '../../reference/world.ts';
-import { atAddress, environmentOf, SETTINGS, worldOf } from '../config.ts';
-import { doctor } from '../doctor.ts';
+import { loadSeed, worldOf } from '../../reference/world.ts';
+import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
+import { doctor } from '../preflight/doctor.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const seed = loadSeed();

@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { API_VERSION } from '../contract.ts';
-import type { ConformanceReport } from '../conformance-reporter.ts';
-import type { Recording } from '../recording.ts';
+import { API_VERSION } from '../contract/contract.ts';
+import type { ConformanceReport } from '../report/conformance-reporter.ts';
+import type { Recording } from '../client/recording.ts';
 import { loadSeed } from '../../reference/world.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { judge } from '../../scripts/mutation.ts';
 import type { Fault } from '../../reference/faults.ts';
-import type { ConformanceReport, RuleResult } from '../conformance-reporter.ts';
+import type { ConformanceReport, RuleResult } from '../report/conformance-reporter.ts';
 
 const rule = (id: string, level: RuleResult['level'], verdict: RuleResult['verdict'], detail = ''): RuleResult => ({ id, level, verdict, tests: [], detail });
 const run = (rules: RuleResult[]) => ({ name: 'x', seconds: 1, report: { mode: 'live', target: 't', apiVersion: 'v3', serverTime: null, rules } as ConformanceReport });

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { listenReference } from '../../reference/listen.ts';
-import { loadConfig, readEnvironment } from '../config.ts';
-import { describeRateShare, RateLimiter, rateShare, retryDelaySeconds } from '../politeness.ts';
-import { Transport } from '../transport.ts';
+import { loadConfig, readEnvironment } from '../config/config.ts';
+import { describeRateShare, RateLimiter, rateShare, retryDelaySeconds } from '../client/politeness.ts';
+import { Transport } from '../client/transport.ts';
 
 test('the rate limiter lets no more than max requests through in any window', async () => {
   const limiter = new RateLimiter(4, 300);

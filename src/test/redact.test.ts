@@ -2,8 +2,8 @@
 // evidence a test attaches, which must never hold a secret of the configuration.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Evidence } from '../evidence.ts';
-import { REDACTED, redactHeaders, redactText, redactUrl } from '../redact.ts';
+import { Evidence } from '../client/evidence.ts';
+import { REDACTED, redactHeaders, redactText, redactUrl } from '../config/redact.ts';
 
 const SIGNATURE = 'c2lnbmF0dXJlLXZhbHVlLTQyNDI0Mg';
 
@@ -201,7 +201,7 @@ describe('Evidence.add', () => {
     );
   });
 
-  // The two below fail with src/evidence.ts as it is: it runs only redactUrl on the URL and redactHeaders on the
+  // The two below fail with src/client/evidence.ts as it is: it runs only redactUrl on the URL and redactHeaders on the
   // headers, never the known secrets. The fix (redact both with this.redact too) is in the helper's report.
 
   test('stores no secret sent in another header', () => {

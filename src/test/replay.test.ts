@@ -1,14 +1,15 @@
 // Replay of a recording made against a staging-like target: another origin for the API, a signed URL on a
 // storage host, tokens by name, a signature masked; and the clear failure of a request with no recording.
+import { REPLAY_BASE_URL } from '../config/config.ts';
 import { request } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { Masker, Replay, REPLAY_BASE_URL, type Recording, writeRecording } from '../recording.ts';
-import { testFile } from '../test-files.ts';
-import { ReplayMismatchError, Transport } from '../transport.ts';
+import { Masker, Replay, type Recording, writeRecording } from '../client/recording.ts';
+import { testFile } from '../files/test-file.ts';
+import { ReplayMismatchError, Transport } from '../client/transport.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'replay-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

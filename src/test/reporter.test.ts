@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ANNOTATION } from '../annotations.ts';
-import { loadConfig, readEnvironment, type SuiteConfig } from '../config.ts';
-import ConformanceReporter, { type ConformanceReport, type RuleResult } from '../conformance-reporter.ts';
-import { RULES } from '../rules.ts';
+import { ANNOTATION } from '../report/annotations.ts';
+import { loadConfig, readEnvironment, type SuiteConfig } from '../config/config.ts';
+import ConformanceReporter, { type ConformanceReport, type RuleResult } from '../report/conformance-reporter.ts';
+import { RULES } from '../contract/rules.ts';
 
 const DIR = mkdtempSync(join(tmpdir(), 'suite-reporter-'));
 after(() => rmSync(DIR, { recursive: true, force: true }));

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { ALLOWED_EXTENSION_SET, extensionOf } from '../contract.ts';
-import { knownTestFile, sha256, testFile } from '../test-files.ts';
+import { ALLOWED_EXTENSION_SET, extensionOf } from '../contract/contract.ts';
+import { knownTestFile, sha256, testFile } from '../files/test-file.ts';
 
 const SIZES = [1, 300, 5_242_881];
 /** Every size the suite asks for. */

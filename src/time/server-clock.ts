@@ -1,6 +1,6 @@
 // The server's clock decides every time-bound expectation, never the clock of this machine.
-import { SECURE_CUTOVER_DATE } from './contract.ts';
-import type { Incoming, Transport } from './transport.ts';
+import { SECURE_CUTOVER_DATE } from '../contract/contract.ts';
+import type { Incoming, Transport } from '../client/transport.ts';
 
 /**
  * §4.1 rule 6 says "from 30 November 2026" without a time zone. Midnight of that date falls between

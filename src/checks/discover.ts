@@ -1,8 +1,8 @@
 // Where the contract shows no shape (inside uploadedFiles, the signed-URL answer), the suite finds what it
 // needs generically: every absolute URL at any depth, a Location header, bytes matched by digest.
-import type { Api, Reply } from './api.ts';
-import { SECURE_PATH_PREFIX } from './contract.ts';
-import { sha256, type TestFile } from './test-files.ts';
+import type { Api, Reply } from '../client/api.ts';
+import { SECURE_PATH_PREFIX } from '../contract/contract.ts';
+import { sha256, type TestFile } from '../files/test-file.ts';
 
 /** Every absolute http(s) URL at any depth of a JSON value, in document order, without repeats. */
 export function absoluteUrls(value: unknown): string[] {

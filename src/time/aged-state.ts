@@ -7,11 +7,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Target } from './config.ts';
-import type { RuleId } from './rules.ts';
-import { describeErrors, validatorFor } from './schemas.ts';
+import type { Target } from '../config/config.ts';
+import type { RuleId } from '../contract/rules.ts';
+import { describeErrors, validatorFor } from '../contract/schemas.ts';
 import type { Regime } from './server-clock.ts';
-import { knownTestFile, testFile, type TestFile } from './test-files.ts';
+import { knownTestFile, testFile, type TestFile } from '../files/test-file.ts';
 
 export const STATE_FORMAT = 'conformance-aged-upload/1';
 /** An upload older than this is dropped unjudged: the farthest a check looks is a month after the upload. */

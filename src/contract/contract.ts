@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's copy of the contract: every section (§) this project cites is one of its headings. */
-export const CONTRACT_FILE = fileURLToPath(new URL('../contract/platform-api.md', import.meta.url));
+export const CONTRACT_FILE = fileURLToPath(new URL('../../contract/platform-api.md', import.meta.url));
+
+/** The contract as a web page (src/report/contract-page.ts): its name, in the reports folder and in the Allure report's. */
+export const CONTRACT_PAGE = 'contract.html';
 
 /** The anchor GitHub gives a heading: `4.1 POST /conversations/messages/upload` → `41-post-conversationsmessagesupload`. */
 export const headingAnchor = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
@@ -14,7 +17,7 @@ let sectionAnchors: Map<string, string> | undefined;
 /**
  * The anchor of the section a citation names first: `§4.1 rule 4, §8` → `41-post-conversationsmessagesupload`; an
  * item of a list, `§5.2`, falls in its heading's section (`5-authentication`). The same anchor opens the section on
- * GitHub's rendering of the contract and on the reports' page of it (src/contract-page.ts).
+ * GitHub's rendering of the contract and on the reports' page of it (src/report/contract-page.ts).
  */
 export function contractAnchor(citation: string): string {
   sectionAnchors ??= new Map(

@@ -6,17 +6,17 @@
 // refusal is explained by comparing it with the answer to the same request changed in one place (a made-up token,
 // a made-up agent, a path no server has).
 import { request } from '@playwright/test';
-import { accepted, Api, type Auth, type Fields, type Reply } from './api.ts';
-import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from './config.ts';
-import { FILE_FORM_KEY, UPLOAD_PATH } from './contract.ts';
-import { offeredUrls, slugOf } from './discover.ts';
-import { Evidence } from './evidence.ts';
-import { excerpt } from './expectations.ts';
-import { RATE_WINDOW_MS, RateLimiter } from './politeness.ts';
-import { redactText } from './redact.ts';
-import { type Regime, regimeAt, ServerClock } from './server-clock.ts';
-import { testFile } from './test-files.ts';
-import { Transport } from './transport.ts';
+import { accepted, Api, type Auth, type Fields, type Reply } from '../client/api.ts';
+import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
+import { FILE_FORM_KEY, UPLOAD_PATH } from '../contract/contract.ts';
+import { offeredUrls, slugOf } from '../checks/discover.ts';
+import { Evidence } from '../client/evidence.ts';
+import { excerpt } from '../checks/expectations.ts';
+import { RATE_WINDOW_MS, RateLimiter } from '../client/politeness.ts';
+import { redactText } from '../config/redact.ts';
+import { type Regime, regimeAt, ServerClock } from '../time/server-clock.ts';
+import { testFile } from '../files/test-file.ts';
+import { Transport } from '../client/transport.ts';
 
 export interface Preflight {
   /** One line per problem, at most one per variable: the variable, what was seen, what to do. */

@@ -1,4 +1,4 @@
-import { redactHeaders, redactText, redactUrl } from './redact.ts';
+import { redactHeaders, redactText, redactUrl } from '../config/redact.ts';
 
 /** One request and its response, redacted at the moment it is recorded. */
 export interface Exchange {

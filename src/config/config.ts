@@ -1,15 +1,12 @@
 // The suite's one configuration object: read once per process (environment, then .env), validated, resolved with
 // its target (given by the environment, recorded in the fixtures, or the reference server's world), frozen, and
 // passed down as a fixture. Only this module and reference/config.ts read process.env.
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { config as loadDotenv } from 'dotenv';
-import { parseStyle } from '../reference/style.ts';
-import { loadSeed, type SeedData } from '../reference/world.ts';
-import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from './contract.ts';
-import { CONTRACT_PAGE } from './contract-page.ts';
-import { BASE_PLACEHOLDER, readRecordedTarget, REPLAY_BASE_URL } from './recording.ts';
-import type { RuleId } from './rules.ts';
+import { API_VERSION, CONTRACT_PAGE, REPLACEMENT_EXECUTE_PATH } from '../contract/contract.ts';
+import type { RuleId } from '../contract/rules.ts';
 
 export type Mode = 'replay' | 'live' | 'record';
 
@@ -115,8 +112,6 @@ export interface ReferenceSettings {
   /** Epoch ms its test clock starts at; this machine's now when absent. */
   readonly clockStart?: number;
   readonly seedFile?: string;
-  /** The seed's world; each worker's server gives it an address. */
-  readonly world: TargetWorld;
 }
 
 export interface SuiteConfig {
@@ -131,13 +126,13 @@ export interface SuiteConfig {
   readonly maxRetries: number;
   readonly fixturesDir: string;
   readonly reportsDir: string;
-  /** The address of the contract the reports link to, without a fragment (src/contract-page.ts). */
+  /** The address of the contract the reports link to, without a fragment (src/report/contract-page.ts). */
   readonly contractUrl: string;
   /** Adds the slow project, which really waits out the one-hour window. */
   readonly slow: boolean;
   /** Skips the preflight of a live target before the run (SKIP_PREFLIGHT). */
   readonly skipPreflight: boolean;
-  /** Where uploads wait for a later run, against a live target without a test clock (src/aged-state.ts). */
+  /** Where uploads wait for a later run, against a live target without a test clock (src/time/aged-state.ts). */
   readonly stateDir: string;
   readonly ci: boolean;
   /** The GitHub Actions job summary the matrix is appended to. */
@@ -158,6 +153,30 @@ export interface MutationProject {
   readonly fault?: string;
   /** Run only the tests of this rule. */
   readonly rule?: RuleId;
+}
+
+// The recorded target (fixtures/target.json): written by a recording (src/client/recording.ts), read here for replay.
+export const BASE_PLACEHOLDER = '{base_url}';
+/** Replay talks to this origin; nock answers for it, nothing resolves it. */
+export const REPLAY_BASE_URL = 'http://recorded-target.invalid';
+export const RECORD_COMMAND = 'npm run record (the reference server), or SUITE_MODE=record npm run conformance (your target)';
+
+/** What replay needs of the recorded target, in `fixtures/target.json`: ids and which tokens existed, never their values. */
+export interface RecordedTarget {
+  source: string;
+  apiVersion: string;
+  replacementPath: string;
+  /** LOCATION_TOKEN_BODY; absent from recordings made before it existed. */
+  locationTokenBody?: string;
+  target: { [K in TargetId]: Target[K] } & { testClockUrl?: string; freshEachTest?: boolean; tokens: string[] };
+}
+
+export const targetFile = (fixturesDir: string) => join(fixturesDir, 'target.json');
+
+export function readRecordedTarget(fixturesDir: string): RecordedTarget {
+  const file = targetFile(fixturesDir);
+  if (!existsSync(file)) throw new Error(`SUITE_MODE=replay needs recorded fixtures, and ${file} does not exist; record them with ${RECORD_COMMAND}`);
+  return JSON.parse(readFileSync(file, 'utf8')) as RecordedTarget;
 }
 
 /** Every problem of a configuration at once, each naming its variable. */
@@ -257,18 +276,9 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
   } else if (raw('reference') === '1') {
     const start = raw('referenceClockStart');
     if (start !== undefined && Number.isNaN(Date.parse(start))) problems.push(`REFERENCE_CLOCK_START=${start} is not an ISO-8601 instant`);
-    try {
-      parseStyle(raw('style'), SETTINGS.style.env);
-    } catch (error) {
-      problems.push((error as Error).message);
-    }
-    try {
-      const seedFile = raw('seedFile');
-      const world = worldOf(loadSeed(seedFile));
-      config = { ...config, reference: { style: raw('style') as string, fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start), seedFile, world } };
-    } catch (error) {
-      problems.push(`SEED_FILE: ${(error as Error).message}`);
-    }
+    // The style's name and the seed file are the reference's own to check (src/reference-server.ts, in the setup).
+    const seedFile = raw('seedFile');
+    config = { ...config, reference: { style: raw('style') as string, fault: raw('fault'), seed: raw('seed') as string, clockStart: start === undefined ? undefined : Date.parse(start), seedFile } };
   } else {
     const missing = (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting).requiredForTarget && raw(key) === undefined);
     problems.push(...missing.map((key) => `${SETTINGS[key].env} is missing: ${SETTINGS[key].purpose}`));
@@ -293,17 +303,6 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
 /** The configuration of `npm run mutation`: the reference server with its defaults, whatever the environment or .env say. */
 export function mutationConfig(reportsDir: string, projects: readonly MutationProject[]): SuiteConfig {
   return { ...loadConfig({ [SETTINGS.mode.env]: 'live', [SETTINGS.reference.env]: '1', [SETTINGS.reportsDir.env]: reportsDir }), mutation: { projects } };
-}
-
-/** The reference world under the suite's names: each identifier and token of the seed whose `env` names a setting. */
-export function worldOf(seed: SeedData): TargetWorld {
-  const entries = [
-    ...[...seed.companies, ...seed.locations, ...seed.conversations, ...seed.contacts, ...seed.agents, ...seed.workflows, ...seed.campaigns].map((item) => ({ env: item.env, value: item.id })),
-    ...seed.apps.map((app) => ({ env: app.env, value: app.clientId })),
-  ];
-  const valueOf = (key: Key, list: { env?: string; value: string }[]) => list.find((item) => item.env === SETTINGS[key].env)?.value;
-  const tokens = Object.fromEntries(SECRETS.map((key) => [key, valueOf(key, seed.tokens)]));
-  return { ...Object.fromEntries(TARGET_IDS.map((key) => [key, valueOf(key, entries)])), tokens } as TargetWorld;
 }
 
 /** The world at an address; a reference server always serves its test clock at `testClockPath`. */

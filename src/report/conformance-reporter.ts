@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
-import { describeTarget, suiteConfig, type SuiteConfig } from './config.ts';
-import { type Level, RULES } from './rules.ts';
+import { describeTarget, suiteConfig, type SuiteConfig } from '../config/config.ts';
+import { type Level, RULES } from '../contract/rules.ts';
 
 export type Verdict = 'passed' | 'failed' | 'skipped' | 'error';
 

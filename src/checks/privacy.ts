@@ -1,10 +1,10 @@
 // "Private" means no anonymous way to the bytes (§4.1 rule 4, §4.2, §5.6): one helper tries every route a caller
 // without files.readonly might take to a file (specs/cases/anonymous-routes.json), follows every URL an answer
 // offers, and reports each route that handed over the file's bytes. Every privacy check uses it.
-import { type Api, type Auth, serves } from './api.ts';
-import { loadTable } from './cases.ts';
+import { type Api, type Auth, serves } from '../client/api.ts';
+import { loadTable } from '../contract/cases.ts';
 import { offeredUrls, slugOf } from './discover.ts';
-import type { TestFile } from './test-files.ts';
+import type { TestFile } from '../files/test-file.ts';
 
 interface RouteCase {
   route: string;

@@ -5,15 +5,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { SuiteConfig, Target, TargetId } from './config.ts';
+import { BASE_PLACEHOLDER, RECORD_COMMAND, type RecordedTarget, type SuiteConfig, targetFile } from '../config/config.ts';
 import type { ReplyFnContext, ReplyFnResult } from 'nock';
-import { maskForRecording } from './redact.ts';
-import { knownTestFile, sha256, testFile } from './test-files.ts';
+import { maskForRecording } from '../config/redact.ts';
+import { knownTestFile, sha256, testFile } from '../files/test-file.ts';
 
-export const BASE_PLACEHOLDER = '{base_url}';
-/** Replay talks to this origin; nock answers for it, nothing resolves it. */
-export const REPLAY_BASE_URL = 'http://recorded-target.invalid';
-export const RECORD_COMMAND = 'npm run record (the reference server), or SUITE_MODE=record npm run conformance (your target)';
 
 /** A file part of a multipart body in normal form. */
 type FilePart = { field: string; name: string; size: number; sha256: string };
@@ -281,24 +277,6 @@ export class Replay {
 
 export function maskBody(body: RequestBody | undefined, masker: Masker): RequestBody | undefined {
   return body === undefined ? undefined : (masker.json(body) as RequestBody);
-}
-
-/** What replay needs of the recorded target, in `fixtures/target.json`: ids and which tokens existed, never their values. */
-export interface RecordedTarget {
-  source: string;
-  apiVersion: string;
-  replacementPath: string;
-  /** LOCATION_TOKEN_BODY; absent from recordings made before it existed. */
-  locationTokenBody?: string;
-  target: { [K in TargetId]: Target[K] } & { testClockUrl?: string; freshEachTest?: boolean; tokens: string[] };
-}
-
-export const targetFile = (fixturesDir: string) => join(fixturesDir, 'target.json');
-
-export function readRecordedTarget(fixturesDir: string): RecordedTarget {
-  const file = targetFile(fixturesDir);
-  if (!existsSync(file)) throw new Error(`SUITE_MODE=replay needs recorded fixtures, and ${file} does not exist; record them with ${RECORD_COMMAND}`);
-  return JSON.parse(readFileSync(file, 'utf8')) as RecordedTarget;
 }
 
 /** Writes fixtures/target.json; every worker writes the same content. */

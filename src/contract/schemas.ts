@@ -6,11 +6,11 @@ import addFormatsModule from 'ajv-formats';
 // ajv-formats ships CommonJS; under ESM its callable sits on `default`.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
+export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
 export type SchemaId = 'aged-upload' | 'upload-request' | 'upload-response' | 'execution-request' | 'execution-response' | 'upload-cases' | 'anonymous-route-cases';
 
-/** Annotation of a request property: the rule a request breaks when the property is left out of a valid one (src/variants.ts). */
+/** Annotation of a request property: the rule a request breaks when the property is left out of a valid one (src/contract/variants.ts). */
 export const RULE_IF_ABSENT = 'x-rule-if-absent';
 
 /** An ajv of the project: strict, every error, the formats and the annotation keyword of its schemas. */

@@ -3,7 +3,7 @@
 import type { APIRequestContext } from '@playwright/test';
 import { type RateLimiter, RETRIED_STATUSES, retryDelaySeconds, sleep } from './politeness.ts';
 import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayForm } from './recording.ts';
-import { redactUrl } from './redact.ts';
+import { redactUrl } from '../config/redact.ts';
 
 export interface Outgoing {
   method: 'GET' | 'POST' | 'HEAD';

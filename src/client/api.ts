@@ -1,11 +1,11 @@
 // The one HTTP client of the suite: every request carries Version, every exchange lands in the
 // evidence (redacted), every failure to reach the server is an infrastructure error, not a verdict.
 // It reports what the test report should show through callbacks; it knows nothing of the test runner.
-import type { Credential, SuiteConfig, Target } from './config.ts';
-import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, LOCATION_TOKEN_PATH, SECURE_PATH_PREFIX, TOKEN_PATH, UPLOAD_PATH } from './contract.ts';
+import type { Credential, SuiteConfig, Target } from '../config/config.ts';
+import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, LOCATION_TOKEN_PATH, SECURE_PATH_PREFIX, TOKEN_PATH, UPLOAD_PATH } from '../contract/contract.ts';
 import type { Evidence } from './evidence.ts';
-import { isDeprecated } from './openapi.ts';
-import { sha256, type TestFile } from './test-files.ts';
+import { isDeprecated } from '../contract/openapi.ts';
+import { sha256, type TestFile } from '../files/test-file.ts';
 import { ReplayMismatchError, type Transport } from './transport.ts';
 
 /** Which credential a request sends: a token of the configuration by its setting key, none, a token issued during the test, or a literal header value. */

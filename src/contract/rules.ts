@@ -106,7 +106,7 @@ export const RULES = [
   { id: 'EXEC-OPTIONAL-FIELDS', level: 'MUST', area: 'Agent execution', section: '§2.3', title: 'an execution with each optional field of §2.3 is accepted', quote: 'inputVariables | object | no; attachments | array of object | no; contactId | string | no' },
   { id: 'EXEC-VERSION-ID', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to an unknown versionId is observed', quote: 'versionId | string | no | Published version to run.' },
 
-  // Request bodies of upload and execution, variants generated from schemas/*-request.schema.json (src/variants.ts)
+  // Request bodies of upload and execution, variants generated from schemas/*-request.schema.json (src/contract/variants.ts)
   { id: 'BODY-EMPTY', level: 'MUST', area: 'Request bodies', section: '§4.1 rule 1, §4.3 rule 2', title: 'a request with none of its fields is refused', quote: 'locationId and message are required (§4.3); locationId | string | yes (§2.1)' },
   { id: 'BODY-WRONG-TYPE', level: 'SHOULD', area: 'Request bodies', section: '§2.3', title: 'a field of the wrong JSON type is refused with a 4xx, never a 5xx', quote: 'Field | Type | Required' },
   { id: 'BODY-UNKNOWN-FIELD', level: 'INFO', area: 'Request bodies', section: '§2.1, §2.3', title: 'the reaction to a field the contract does not list is observed', quote: 'Field | Type | Required | Notes' },
@@ -149,6 +149,6 @@ export const testsOfRule = (id: RuleId) => new RegExp(`(^|\\s)${id}\\s`);
 
 export function ruleById(id: string): Rule {
   const rule = BY_ID.get(id);
-  if (!rule) throw new Error(`unknown rule id ${id}; the catalogue is src/rules.ts`);
+  if (!rule) throw new Error(`unknown rule id ${id}; the catalogue is src/contract/rules.ts`);
   return rule;
 }

@@ -3,10 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter } from '@playwright/test/reporter';
-import { CONTRACT_FILE, contractAnchor, headingAnchor } from './contract.ts';
-
-/** The page's name, in the reports folder and in the Allure report's. */
-export const CONTRACT_PAGE = 'contract.html';
+import { CONTRACT_FILE, CONTRACT_PAGE, contractAnchor, headingAnchor } from '../contract/contract.ts';
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ALLOWED_EXTENSIONS, type ExtensionCategory } from './contract.ts';
 import type { RuleId } from './rules.ts';
-import { testFile, type TestFile } from './test-files.ts';
 import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
 
-export const CASES_DIR = fileURLToPath(new URL('../specs/cases/', import.meta.url));
+export const CASES_DIR = fileURLToPath(new URL('../../specs/cases/', import.meta.url));
 
 /** Files of one name and size, `count` of them in a row. */
 export interface FileGroup {
@@ -57,14 +56,3 @@ export function allowedExtensionCases(): ExtensionCase[] {
     ]),
   );
 }
-
-/** `count.png` as file i of n: `count-3.png` when there are several. */
-export function numberedName(name: string, index: number, count: number): string {
-  if (count === 1) return name;
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? `${name.slice(0, dot)}-${index + 1}${name.slice(dot)}` : `${name}-${index + 1}`;
-}
-
-/** The files of a row, in order. */
-export const filesOf = (groups: readonly FileGroup[]): TestFile[] =>
-  groups.flatMap(({ name, bytes, count = 1 }) => Array.from({ length: count }, (_, i) => testFile(numberedName(name, i, count), bytes)));

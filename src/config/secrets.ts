@@ -2,7 +2,7 @@
 // learned the moment an answer arrives (before it is recorded or put in the evidence). Redaction and recordings
 // read this one list, so an issued token is hidden wherever it appears afterwards, and recorded as
 // `<ISSUED_ACCESS_TOKEN>`, a placeholder that replay sends back as it was recorded.
-import { TOKEN_PATHS } from './contract.ts';
+import { TOKEN_PATHS } from '../contract/contract.ts';
 
 /** A recording's placeholder for a secret (`<ACCESS_TOKEN>`): what replay hands out in place of one. */
 const PLACEHOLDER = /^<[A-Z0-9_]+>$/;

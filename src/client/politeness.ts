@@ -1,7 +1,7 @@
 // Politeness towards a live target: a rate limit per worker (the shards of a run, and the workers of a shard, share
 // the configured budget) and bounded retries of 429 and 503 answers after their Retry-After. Real time here, not the
 // server's clock: this is about how hard the suite leans on the server, not about what the contract says of time.
-import type { SuiteConfig } from './config.ts';
+import type { SuiteConfig } from '../config/config.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

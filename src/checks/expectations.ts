@@ -1,10 +1,10 @@
 // The suite's checks: one small matcher per property, each failure saying Received, Expected and a hint.
 // Tests call them at the call site (`expect(reply).toBeRefusal()`), so what is expected stays visible.
 import { expect as base } from '@playwright/test';
-import { accepted, type Reply, serves } from './api.ts';
-import { SECURE_PATH_PREFIX } from './contract.ts';
-import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
-import { sha256, type TestFile } from './test-files.ts';
+import { accepted, type Reply, serves } from '../client/api.ts';
+import { SECURE_PATH_PREFIX } from '../contract/contract.ts';
+import { describeErrors, type SchemaId, validatorFor } from '../contract/schemas.ts';
+import { sha256, type TestFile } from '../files/test-file.ts';
 
 /** The start of a reply's body as a report shows it, secrets redacted. */
 export const excerpt = (reply: Reply) => {

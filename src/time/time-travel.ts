@@ -1,10 +1,10 @@
 // How a test reaches the instant it needs: the target's test clock when it has one, real waiting in the opt-in slow
 // project, else time passing between runs: a check over time after an upload judges an upload an earlier run left
-// once it has aged, and leaves this run's for a later run (src/aged-state.ts); with nothing aged yet it skips,
+// once it has aged, and leaves this run's for a later run (src/time/aged-state.ts); with nothing aged yet it skips,
 // saying why. Expectations always follow the server's clock.
 import { test } from '@playwright/test';
 import { describeAge, type Uploaded, type UploadState } from './aged-state.ts';
-import { ANNOTATION, type AnnotationType } from './annotations.ts';
+import { ANNOTATION, type AnnotationType } from '../report/annotations.ts';
 import { type Regime, regimeAt, type ServerClock } from './server-clock.ts';
 
 export type TimeTravelMode = 'test-clock' | 'wait';
