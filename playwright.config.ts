@@ -42,11 +42,11 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     ],
   ],
   projects: config.mutation
-    ? // npm run mutation: one project per fault (and the baseline), so that one runner serves them all.
-      config.mutation.projects.map(({ name, rule, fault, style }) => ({
+    ? // npm run mutation: one project per fault, baseline and sampled style, so that one runner serves them all.
+      config.mutation.projects.map(({ name, rules, fault, style }) => ({
         name,
         fullyParallel: false,
-        grep: rule === undefined ? undefined : testsOfRule(rule),
+        grep: rules?.map(testsOfRule),
         use: { fault, style },
       }))
     : [

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildServer, type ServerOptions } from './server.ts';
-import { STYLES } from './style.ts';
+import { parseStyle, policyOfStyle } from './style.ts';
 
 export interface Listening {
   app: FastifyInstance;
@@ -17,7 +17,7 @@ export interface Listening {
 }
 
 export async function listenReference(options: Omit<ServerOptions, 'filesOrigin'>, at: { host: string; port: number }): Promise<Listening> {
-  const ownOrigin = STYLES[options.style ?? 'default'].filesOrigin === 'assets';
+  const ownOrigin = policyOfStyle(parseStyle(options.style)).filesOrigin === 'assets';
   const files = ownOrigin ? createServer() : undefined;
   if (files) await new Promise<void>((listening) => files.listen(0, at.host, listening));
   const filesOrigin = files ? `http://${at.host}:${(files.address() as AddressInfo).port}` : undefined;

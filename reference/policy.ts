@@ -19,8 +19,12 @@ import { contentTypeOf } from './mime.ts';
 
 export interface Policy {
   // Choices the contract leaves open, where the styles of style.ts differ (faults leave them alone)
-  /** The status, content type and body a refusal is answered with. */
-  readonly refusal: (error: ApiError) => Refusal;
+  /** The status a refusal is answered with (refusalOf). */
+  readonly refusalStatus: (error: ApiError) => number;
+  /** The content type and body of a refusal of that status. */
+  readonly refusalBody: (status: number, error: ApiError) => Omit<Refusal, 'status'>;
+  /** Fields a JSON error body carries beyond the style's own. */
+  readonly errorExtras: (ids: { next(kind: string): string }) => Record<string, unknown>;
   /** A 429 of the THROTTLE option carries Retry-After. */
   readonly retryAfter: boolean;
   /** How identifiers, slugs and issued tokens look, from a kind, a hex digest and a length. */
@@ -33,8 +37,20 @@ export interface Policy {
   readonly filesOrigin: 'api' | 'assets';
   /** The path of a permanent URL, before `{id}/{name}`. */
   readonly permanentPrefix: string;
-  /** GET /files/d/{slug} hands over the signed URL as a redirect, or in a JSON body. */
-  readonly signedUrlDelivery: 'redirect' | 'json';
+  /** GET /files/d/{slug} hands over the signed URL as a redirect, in a JSON body (flat or nested), or in a Link header. */
+  readonly signedUrlDelivery: 'redirect' | 'json' | 'json-nested' | 'link';
+  /** The status of that redirect. */
+  readonly signedUrlRedirect: number;
+  /** How an answer writes a URL of a file (RFC 3986 §4.1), resolved against the answer's own URL. */
+  readonly urlReference: 'absolute' | 'scheme-relative' | 'path-absolute' | 'relative';
+  /** A query the URLs of uploaded files carry; the file routes ignore it. */
+  readonly fileUrlQuery?: string;
+  /** A GET of a non-canonical spelling (a trailing slash) is redirected to the canonical URL with this status, rather than served. */
+  readonly canonicalRedirect?: 301 | 302 | 307 | 308;
+  /** Answers are gzip-encoded for clients that accept it. */
+  readonly compress: boolean;
+  /** The Cache-Control of every answer. */
+  readonly cacheControl?: string;
   /** The form of a signed download URL: `/files/signed/{slug}?expires&signature`, or a CDN's `?Expires&KeyName&Signature`. */
   readonly signedUrlForm: 'plain' | 'cdn';
   readonly signedUrlSeconds: number;
@@ -184,7 +200,9 @@ export interface UploadedFile {
 export type AgentCheck = 'token' | 'message' | 'agent-location' | 'active';
 
 export const DEFAULT_POLICY: Policy = {
-  refusal: (error) => ({ status: error.statusCode, type: 'application/json; charset=utf-8', body: { statusCode: error.statusCode, error: error.code, message: error.message } }),
+  refusalStatus: (error) => error.statusCode,
+  refusalBody: (status, error) => ({ type: 'application/json; charset=utf-8', body: { statusCode: status, error: error.code, message: error.message } }),
+  errorExtras: () => ({}),
   retryAfter: true,
   idFormat: (kind, hex, length) => `${kind}-${hex.slice(0, length)}`,
   // Keyed by file name; a second file of the same name becomes `name (2).ext`.
@@ -197,6 +215,12 @@ export const DEFAULT_POLICY: Policy = {
   filesOrigin: 'api',
   permanentPrefix: '/files/p/',
   signedUrlDelivery: 'redirect',
+  signedUrlRedirect: 302,
+  urlReference: 'absolute',
+  fileUrlQuery: undefined,
+  canonicalRedirect: undefined,
+  compress: false,
+  cacheControl: undefined,
   signedUrlForm: 'plain',
   signedUrlSeconds: 300,
   executionValues: () => ({ type: 'text', nextExpectedInput: 'text', executionStatus: 'completed', attachments: [], generativeOutputs: [] }),
@@ -280,6 +304,30 @@ export const DEFAULT_POLICY: Policy = {
   rotateRefreshTokens: true,
   locationTokenFor: (requested) => requested,
 };
+
+/** What a client receives for a refusal: the style's status, then its body for that status, with its extras. */
+export function refusalOf(policy: Policy, error: ApiError, ids: { next(kind: string): string }): Refusal {
+  const status = policy.refusalStatus(error);
+  const { type, body } = policy.refusalBody(status, error);
+  return { status, type, body: typeof body === 'string' ? body : { ...body, ...policy.errorExtras(ids) } };
+}
+
+/**
+ * How an answer to `request` writes `url` (RFC 3986 §4.1): absolute; without its scheme; as a path from the root; or
+ * relative to the answer's own URL. A URL on another origin keeps that origin: without its scheme at the most.
+ */
+export function referenceTo(url: string, request: string, form: Policy['urlReference']): string {
+  const [target, base] = [new URL(url), new URL(request)];
+  if (form === 'absolute') return url;
+  if (form === 'scheme-relative' || target.origin !== base.origin) return url.slice(target.protocol.length);
+  const path = `${target.pathname}${target.search}`;
+  if (form === 'path-absolute') return path;
+  const from = base.pathname.split('/').slice(1, -1);
+  const to = target.pathname.split('/').slice(1);
+  let shared = 0;
+  while (shared < from.length && shared < to.length - 1 && from[shared] === to[shared]) shared++;
+  return `${'../'.repeat(from.length - shared) || './'}${to.slice(shared).join('/')}${target.search}`;
+}
 
 function uniqueKey(taken: Record<string, string>, fileName: string): string {
   const dot = fileName.lastIndexOf('.');

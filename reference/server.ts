@@ -1,4 +1,6 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Readable } from 'node:stream';
+import { createGzip, gzipSync } from 'node:zlib';
 import { API_VERSION } from '../src/contract/contract.ts';
 import { ajv } from '../src/contract/schemas.ts';
 import { type Clock, systemClock, TestClock } from './clock.ts';
@@ -12,8 +14,8 @@ import { fileRoutes } from './plugins/files.ts';
 import { oauthRoutes } from './plugins/oauth.ts';
 import { testClockRoutes } from './plugins/test-clock.ts';
 import { uploadRoutes } from './plugins/upload.ts';
-import { DEFAULT_POLICY, type Refusal } from './policy.ts';
-import { STYLES, type StyleName } from './style.ts';
+import { DEFAULT_POLICY, type Refusal, refusalOf } from './policy.ts';
+import { parseStyle, policyOfStyle } from './style.ts';
 import { loadSeed, type SeedData, World } from './world.ts';
 
 export interface ServerOptions {
@@ -21,8 +23,8 @@ export interface ServerOptions {
   seed?: string;
   /** Serve the test-clock protocol at /__test/clock and freeze time at `start` (epoch ms, default now). */
   testClock?: boolean | { start: number };
-  /** The choices where the contract is silent (STYLE): `default` or `alt` (style.ts). */
-  style?: StyleName;
+  /** The choices where the contract is silent (STYLE): `default`, `alt`, or any point of the space (style.ts). */
+  style?: string;
   /** Break exactly one rule (FAULT), in either style. */
   fault?: FaultName;
   /** Where a style that serves files from an origin of their own has them: see listen.ts. */
@@ -41,7 +43,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     ? new TestClock(typeof options.testClock === 'object' ? options.testClock.start : Date.now())
     : undefined;
   const clock: Clock = testClock ?? systemClock;
-  const policy = { ...DEFAULT_POLICY, ...STYLES[options.style ?? 'default'], ...FAULTS.find((entry) => entry.name === options.fault)?.policy };
+  const policy = { ...DEFAULT_POLICY, ...policyOfStyle(parseStyle(options.style)), ...FAULTS.find((entry) => entry.name === options.fault)?.policy };
   if (policy.filesOrigin === 'assets' && options.filesOrigin === undefined) {
     throw new Error(`the ${options.style} style serves files from an origin of their own: start it with listenReference() (listen.ts), or pass filesOrigin`);
   }
@@ -58,6 +60,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   };
   const send = (reply: FastifyReply, refusal: Refusal) =>
     reply.code(refusal.status).type(refusal.type).send(typeof refusal.body === 'string' ? refusal.body : JSON.stringify(refusal.body));
+  const refuse = (reply: FastifyReply, error: ApiError) => send(reply, refusalOf(policy, error, ctx.ids));
 
   const timeout = options.requestTimeoutMs ?? 60_000;
   const app = Fastify({
@@ -90,7 +93,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
       while (arrivals.length > 0 && arrivals[0] <= now - windowMs) arrivals.shift();
       if (arrivals.length >= max) {
         if (ctx.policy.retryAfter) reply.header('retry-after', String(Math.max(1, Math.ceil((arrivals[0] + windowMs - now) / 1000))));
-        return send(reply, ctx.policy.refusal(new ApiError(status, status === 429 ? 'too_many_requests' : 'unavailable', `more than ${max} requests in ${windowMs} ms`)));
+        return refuse(reply, new ApiError(status, status === 429 ? 'too_many_requests' : 'unavailable', `more than ${max} requests in ${windowMs} ms`));
       }
       arrivals.push(now);
     });
@@ -106,22 +109,34 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
       throw new ApiError(400, 'unknown_version', `unknown API version ${String(version)}; the published version is ${API_VERSION}`);
     }
   });
+  // A style may redirect a non-canonical spelling of a GET (a trailing slash) to the canonical URL instead of serving it.
+  if (policy.canonicalRedirect !== undefined) {
+    const status = policy.canonicalRedirect;
+    app.addHook('onRequest', async (request, reply) => {
+      const [path, query] = splitQuery(request.url);
+      if ((request.method === 'GET' || request.method === 'HEAD') && path.length > 1 && path.endsWith('/')) {
+        return reply.code(status).header('location', `${path.replace(/\/+$/, '')}${query}`).send();
+      }
+    });
+  }
   // The Date header follows the server's clock, so a suite without the test clock can still read it.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     reply.header('date', new Date(clock.now()).toUTCString());
+    if (policy.cacheControl !== undefined && !reply.hasHeader('cache-control')) reply.header('cache-control', policy.cacheControl);
+    return policy.compress ? compressed(request, reply, payload) : payload;
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
-    if (error instanceof ApiError) return send(reply, ctx.policy.refusal(error));
+    if (error instanceof ApiError) return refuse(reply, error);
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       const code = error.code === 'FST_ERR_VALIDATION' ? 'invalid_body' : (error.code ?? 'bad_request');
-      return send(reply, ctx.policy.refusal(new ApiError(status, code, error.message)));
+      return refuse(reply, new ApiError(status, code, error.message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return send(reply, ctx.policy.refusal(new ApiError(500, 'internal', 'internal server error')));
+    return refuse(reply, new ApiError(500, 'internal', 'internal server error'));
   });
-  app.setNotFoundHandler((request, reply) => send(reply, ctx.policy.refusal(new ApiError(404, 'no_route', `no route ${request.method} ${request.url.split('?')[0]}`))));
+  app.setNotFoundHandler((request, reply) => refuse(reply, new ApiError(404, 'no_route', `no route ${request.method} ${request.url.split('?')[0]}`)));
 
   await app.register(uploadRoutes, { ctx });
   await app.register(fileRoutes, { ctx });
@@ -131,4 +146,18 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
 
   app.addHook('onClose', async () => files.close());
   return app;
+}
+
+const splitQuery = (url: string): [string, string] => {
+  const at = url.indexOf('?');
+  return at < 0 ? [url, ''] : [url.slice(0, at), url.slice(at)];
+};
+
+/** A whole answer gzip-encoded when the client accepts it (RFC 9110 §8.4); a partial one is left as it is. */
+function compressed(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  const accepts = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+  if (!accepts || reply.statusCode === 206 || reply.statusCode === 204 || request.method === 'HEAD' || payload === null || payload === undefined) return payload;
+  reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding').removeHeader('content-length');
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) return gzipSync(payload);
+  return (payload as Readable).pipe(createGzip());
 }

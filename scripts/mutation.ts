@@ -4,7 +4,10 @@
 // killed when the rule it breaks fails (INFO: when that rule's observation changes). Writes reports/mutation.md and
 // reports/mutation.json; exits non-zero when the baseline has a MUST failure, a MUST fault survives, or a fault is
 // caught only by rules other than its own.
-import { spawn } from 'node:child_process';
+// It also runs the whole suite against K correct servers drawn from the reference's style space (reference/style.ts)
+// by a seed, the commit's by default (`--styles=K`, `--seed=S`): each must get the default style's verdict on every
+// MUST and SHOULD rule, and a difference is shrunk to the single choice that causes it.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +15,7 @@ import { faultCatalogue, type Fault, type FaultName } from '../reference/faults.
 import { type MutationProject, mutationConfig, SETTINGS } from '../src/config/config.ts';
 import type { ConformanceReport } from '../src/report/conformance-reporter.ts';
 import type { Level, RuleId } from '../src/contract/rules.ts';
-import { STYLE_NAMES, type StyleName } from '../reference/style.ts';
+import { DIMENSIONS, parseStyle, sampleStyle, STYLE_NAMES, type StyleName, styleSpec } from '../reference/style.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'reports', 'mutation');
@@ -107,7 +110,7 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const started = process.hrtime.bigint();
   // `npm run mutation -- <fault>…` runs only the named faults, for a developer working on them.
-  const named = process.argv.slice(2);
+  const { named, styles: sampled, seed } = parseArguments(process.argv.slice(2));
   const unknown = named.filter((name) => !faultCatalogue().some((fault) => fault.name === name));
   if (unknown.length > 0) throw new Error(`not in reference/faults.ts: ${unknown.join(', ')}`);
   const faults = faultCatalogue().filter((fault) => named.length === 0 || named.includes(fault.name));
@@ -116,11 +119,12 @@ async function main(): Promise<void> {
     ...faults.map((fault) => ({ name: fault.name, fault, style: 'default' as const })),
     ...faults.filter((fault) => ALT_SAMPLE.includes(fault.name as FaultName)).map((fault) => ({ name: `${fault.name}@alt`, fault, style: 'alt' as const })),
   ];
-  const project = (trial: Trial, rule?: RuleId): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style, rule });
+  const project = (trial: Trial, rule?: RuleId): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style, rules: rule && [rule] });
   // One Playwright run for both styles' baselines (a correct server of either style passes, and every rule gets one
   // verdict in both) and every fault with its own rule's tests: the baselines, the longest projects, go first.
   const baselineProjects = STYLE_NAMES.map((style): MutationProject => ({ name: baselineOf(style), style }));
-  const own = await runProjects('own-rule', [...baselineProjects, ...trials.map((trial) => project(trial, trial.fault.rule))], limit);
+  const sampledProjects = sampled.map((style, i): MutationProject => ({ name: `sampled-${i + 1}`, style }));
+  const own = await runProjects('own-rule', [...baselineProjects, ...sampledProjects, ...trials.map((trial) => project(trial, trial.fault.rule))], limit);
   const baselines = new Map(baselineProjects.map(({ name }) => [name, own.get(name) as Run]));
   const baseline = baselines.get(baselineOf('default')) as Run;
   const judged = (trial: Trial, runs: Map<string, Run>) => ({ ...judge(trial.fault, runs.get(trial.name) as Run, baselines.get(baselineOf(trial.style)) as Run), fault: trial.name });
@@ -129,6 +133,7 @@ async function main(): Promise<void> {
   const missed = trials.filter((_, i) => first[i].outcome !== 'killed');
   const all = missed.length > 0 ? await runProjects('all-tests', missed.map((trial) => project(trial)), limit) : new Map<string, Run>();
   const results = trials.map((trial, i) => (all.has(trial.name) ? judged(trial, all) : first[i]));
+  const styleResults = await judgeSampledStyles(sampledProjects, own, baseline, limit);
   const totalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
   const mustFailures = (run: Run) => run.report.rules.filter((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error')).map((r) => r.id);
@@ -140,6 +145,11 @@ async function main(): Promise<void> {
   const problems = [
     ...baselineMust.map((id) => `the baseline fails MUST rule ${id}`),
     ...styleDifferences,
+    ...styleResults.flatMap((result) =>
+      result.differences.map(
+        (difference) => `${difference} in the sampled style ${result.name} (seed ${seed}: ${result.style}); caused by ${result.causes.join(', ') || 'no single choice: the choices together'}`,
+      ),
+    ),
     ...failedFaults.map((r) =>
       r.outcome === 'survived' ? `MUST fault ${r.fault} survives` : `${r.fault} is caught only by ${r.failingRules.join(', ')}, not by ${r.rule}`,
     ),
@@ -151,7 +161,7 @@ async function main(): Promise<void> {
 
   writeFileSync(
     join(ROOT, 'reports', 'mutation.json'),
-    `${JSON.stringify({ totalSeconds, parallel: limit, baseline: { seconds: baseline.seconds, mustFailures: baselineMust, styleDifferences }, faults: results, problems }, null, 2)}\n`,
+    `${JSON.stringify({ totalSeconds, parallel: limit, baseline: { seconds: baseline.seconds, mustFailures: baselineMust, styleDifferences }, sampledStyles: { seed, styles: styleResults }, faults: results, problems }, null, 2)}\n`,
   );
   const rows = results.map((r) => `| ${r.fault} | ${r.level} | ${r.rule} | ${r.outcome} | ${r.failingRules.join(', ') || '–'} | ${r.seconds.toFixed(1)} |`);
   writeFileSync(
@@ -160,6 +170,10 @@ async function main(): Promise<void> {
       '# Mutation run: every fault of the reference server against the suite',
       '',
       `${faults.length} faults, ${trials.length - faults.length} of them also in the alt style (\`name@alt\`), and the baselines of both styles, ${limit} at a time, ${totalSeconds.toFixed(0)} s in all. Baselines: ${baselineMust.length} MUST failures, ${styleDifferences.length} rules judged differently by style.`,
+      '',
+      `${styleResults.length} correct styles sampled with seed \`${seed}\` (\`npm run mutation -- --seed=${seed} --styles=${styleResults.length}\` repeats them), each judged against the default style on every MUST and SHOULD rule:`,
+      '',
+      ...styleResults.map((result) => `- ${result.name} \`${result.style}\`: ${result.differences.length === 0 ? 'the same verdicts' : `${result.differences.join('; ')}; caused by ${result.causes.join(', ') || 'the choices together'}`}`),
       '',
       summary,
       '',
@@ -170,11 +184,79 @@ async function main(): Promise<void> {
       problems.length ? `Problems:\n\n${problems.map((p) => `- ${p}`).join('\n')}\n` : 'No problems: every MUST fault is killed by its own rule.\n',
     ].join('\n'),
   );
-  console.log(`Mutation: ${summary}; ${totalSeconds.toFixed(0)} s; reports/mutation.md`);
+  console.log(`Mutation: ${summary}; ${styleResults.length} sampled styles (seed ${seed}), ${styleResults.filter((r) => r.differences.length > 0).length} judged differently; ${totalSeconds.toFixed(0)} s; reports/mutation.md`);
   for (const problem of problems) console.log(`  problem: ${problem}`);
-  // The plain closing line CI systems read: a fault passes when it is caught as it must be.
-  console.log(`mutation: ${results.length - failedFaults.length} passed, ${failedFaults.length} failed`);
+  // The plain closing line CI systems read: a fault passes when it is caught as it must be, a sampled style when it is judged as the default.
+  const differingStyles = styleResults.filter((r) => r.differences.length > 0).length;
+  const failed = failedFaults.length + differingStyles;
+  console.log(`mutation: ${results.length + styleResults.length - failed} passed, ${failed} failed`);
   process.exitCode = problems.length > 0 ? 1 : 0;
+}
+
+/** How many correct styles are sampled by default: enough to explore the space commit after commit within the run's budget. */
+const DEFAULT_STYLE_SAMPLES = 4;
+
+/** `<fault>…`, `--styles=K` (sampled styles, default 4) and `--seed=S` (default: this commit, so CI explores the space over time). */
+export function parseArguments(args: readonly string[]): { named: string[]; styles: string[]; seed: string } {
+  const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const unknown = args.filter((arg) => arg.startsWith('--') && !/^--(styles|seed)=/.test(arg));
+  if (unknown.length > 0) throw new Error(`unknown options ${unknown.join(' ')}; known: --styles=K (sampled correct styles), --seed=S (their seed)`);
+  const count = Number(option('styles') ?? DEFAULT_STYLE_SAMPLES);
+  if (!Number.isInteger(count) || count < 0) throw new Error(`--styles=${option('styles')} is not a whole number of styles to sample`);
+  const seed = option('seed') ?? commitSeed();
+  return { named: args.filter((arg) => !arg.startsWith('--')), styles: Array.from({ length: count }, (_, i) => styleSpec(sampleStyle(`${seed}:${i}`))), seed };
+}
+
+/** This commit's short hash, or a fixed word outside a git checkout. */
+function commitSeed(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'no-commit';
+  }
+}
+
+export interface StyleResult {
+  name: string;
+  style: string;
+  /** `RULE: verdict in the default style, verdict here`, for every MUST and SHOULD rule judged otherwise. */
+  differences: string[];
+  /** The single choices of the style that alone bring a difference back. */
+  causes: string[];
+}
+
+/** The MUST and SHOULD rules (of those a run ran, when it ran only some) it judges otherwise than the baseline, each in words. */
+export function verdictDifferences(run: Run, baseline: Run, only?: readonly RuleId[]): { rules: RuleId[]; words: string[] } {
+  const verdict = new Map(run.report.rules.map((r) => [r.id, r.verdict]));
+  const differing = baseline.report.rules.filter((r) => r.level !== 'INFO' && (only === undefined || only.includes(r.id as RuleId)) && verdict.get(r.id) !== r.verdict);
+  return { rules: differing.map((r) => r.id as RuleId), words: differing.map((r) => `${r.id}: ${r.verdict} in the default style, ${verdict.get(r.id)} here`) };
+}
+
+/**
+ * Each sampled style against the default's verdicts. A style judged otherwise is shrunk: each of its choices alone
+ * (`default+dimension=value`) runs the differing rules' tests, and those that bring a difference back are its causes.
+ */
+async function judgeSampledStyles(projects: readonly MutationProject[], runs: Map<string, Run>, baseline: Run, workers: number): Promise<StyleResult[]> {
+  const judged = projects.map(({ name, style }) => ({ name, style: style as string, ...verdictDifferences(runs.get(name) as Run, baseline) }));
+  const singles = judged.flatMap(({ name, style, rules }) => {
+    if (rules.length === 0) return [];
+    const point = parseStyle(style);
+    const defaults = parseStyle('default');
+    return DIMENSIONS.filter((dimension) => point[dimension] !== defaults[dimension]).map((dimension): MutationProject & { of: string; choice: string } => ({
+      name: `${name}-${dimension}`,
+      style: `default+${dimension}=${point[dimension]}`,
+      rules,
+      of: name,
+      choice: `${dimension}=${point[dimension]}`,
+    }));
+  });
+  const shrunk = singles.length > 0 ? await runProjects('shrink', singles, workers) : new Map<string, Run>();
+  return judged.map(({ name, style, words }) => ({
+    name,
+    style,
+    differences: words,
+    causes: singles.filter((single) => single.of === name && verdictDifferences(shrunk.get(single.name) as Run, baseline, single.rules).rules.length > 0).map((single) => single.choice),
+  }));
 }
 
 if (process.argv[1] === import.meta.filename) await main();

@@ -1,7 +1,7 @@
 // Authentication (§5) on every authenticated operation, and the Version header (§9.1).
 import type { Api, Auth, Reply } from '../src/client/api.ts';
 import type { Credential, Target } from '../src/config/config.ts';
-import { absoluteUrls, slugOf } from '../src/checks/discover.ts';
+import { offeredUrls, slugOf } from '../src/checks/discover.ts';
 import type { RuleId } from '../src/contract/rules.ts';
 import { expect, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/files/test-file.ts';
@@ -41,7 +41,7 @@ const signedUrl: Operation = {
       files: [testFile('secure.pdf', 300)],
     });
     requireAccepted(secure, 'a secure upload', 'UPLOAD-ACCEPTED');
-    const slug = absoluteUrls(secure.json()).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no /files/d/{slug} URL');
+    const slug = offeredUrls(secure).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no /files/d/{slug} URL');
     return (label, auth) => api.signedUrlFor(label, slug, auth);
   },
 };

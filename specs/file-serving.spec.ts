@@ -2,7 +2,7 @@
 // the files' own, as storage or a CDN has, may show it as it likes), and
 // whether files carry X-Content-Type-Options: nosniff is recorded (INFO). Read within the public hour, so the
 // check holds before and after the change of 30 November 2026.
-import { absoluteUrls } from '../src/checks/discover.ts';
+import { offeredUrls } from '../src/checks/discover.ts';
 import { expect, observe, requireAccepted, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/files/test-file.ts';
 
@@ -24,7 +24,7 @@ test.describe('file serving', () => {
   test(...rule('SVG-NOT-RENDERED', "an uploaded SVG is served as a download, inert, or off the API's origin"), async ({ api, target }) => {
     const reply = await api.upload('upload an SVG', { files: [SVG] });
     requireAccepted(reply, 'the upload of an SVG', 'UPLOAD-EXT-ALLOWED');
-    const [url] = absoluteUrls(reply.json());
+    const [url] = offeredUrls(reply);
     test.skip(url === undefined, 'prerequisite failed: the upload offered no URL (judged by UPLOAD-URL-PER-FILE)');
     const read = await api.anonymous('read the SVG', url);
     expect(read).toServeBytesOf(SVG);
@@ -43,7 +43,7 @@ test.describe('file serving', () => {
     const file = testFile('sniff.txt', 256);
     const reply = await api.upload('upload a text file', { files: [file] });
     requireAccepted(reply, 'the upload of a text file', 'UPLOAD-ACCEPTED');
-    const [url] = absoluteUrls(reply.json());
+    const [url] = offeredUrls(reply);
     test.skip(url === undefined, 'prerequisite failed: the upload offered no URL (judged by UPLOAD-URL-PER-FILE)');
     const read = await api.anonymous('read the text file', url);
     observe(`X-Content-Type-Options: ${read.headers['x-content-type-options'] ?? '(absent)'}`);

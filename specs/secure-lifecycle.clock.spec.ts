@@ -4,7 +4,7 @@
 // once it has aged, and leaves its own for a later run (travel.afterUpload); with nothing aged yet it skips.
 import type { Api } from '../src/client/api.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
-import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
+import { offeredUrls, slugOf, urlsByFile, urlsServing } from '../src/checks/discover.ts';
 import { anonymousLeaks, describeLeaks } from '../src/checks/privacy.ts';
 import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/files/test-file.ts';
@@ -27,8 +27,8 @@ async function uploadAll(api: Api, files: TestFile[], secure: boolean | 'unset' 
   const fields = secure === 'unset' ? api.uploadFields() : api.uploadFields({ isSecureAttachment: String(secure) });
   const reply = await api.upload(`upload ${files.map((f) => f.name).join(', ')}`, { fields, files });
   requireAccepted(reply, `the upload of ${files.map((f) => f.name).join(', ')}`, 'UPLOAD-ACCEPTED');
-  const offered = absoluteUrls(reply.json());
-  const byFile = files.length === 1 && offered.length === 1 ? new Map([[files[0].name, offered[0]]]) : await urlsByFile(api, offered, files);
+  const offered = offeredUrls(reply);
+  const byFile = files.length === 1 && offered.length === 1 ? new Map([[files[0].name, offered[0]]]) : await urlsServing(api, offered, files);
   const missing = files.filter((file) => !byFile.has(file.name)).map((file) => file.name);
   if (missing.length > 0) prerequisiteFailed('UPLOAD-URL-PER-FILE', `no URL of the upload served the bytes of ${missing.join(', ')}`);
   return { files, urls: files.map((file) => byFile.get(file.name) as string), date: reply.headers.date };
@@ -44,9 +44,9 @@ function requireSlug(url: string): string {
   return slugOf(url) ?? prerequisiteFailed('SECURE-URL-FORM', `the secure upload's URL ${url} is not of the form /files/d/{slug}`);
 }
 
-/** An offered URL that serves the file's bytes anonymously, if any. */
+/** An offered URL that serves the file's bytes anonymously, where one must; none makes a URL that could not be reached an infrastructure error. */
 async function servingUrl(api: Api, urls: string[], file: TestFile): Promise<string | undefined> {
-  return (await urlsByFile(api, urls, [file])).get(file.name);
+  return (await urlsServing(api, urls, [file])).get(file.name);
 }
 
 /** The signed URL serving a secure file whose public hour is over; none fails SECURE-SIGNED-URL, and this test skips. */
@@ -110,7 +110,7 @@ test.describe('secure attachment lifecycle', () => {
         const reply = await api.signedUrlFor('ask for a signed URL without files.readonly', slug, 'noFilesScope');
         expect.soft(reply, `GET /files/d/{slug} without files.readonly, ${when}`).toBeRefusal();
         // Redacted: a failure prints the URL it received, and a signed one carries its signature.
-        const leaked = await servingUrl(api, offeredUrls(reply), file);
+        const leaked = (await urlsByFile(api, offeredUrls(reply), [file])).get(file.name);
         expect.soft(leaked && api.evidence.redact(leaked), `a URL offered to the token without files.readonly that serves the file, ${when}`).toBeUndefined();
       },
     });

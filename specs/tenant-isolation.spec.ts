@@ -3,7 +3,7 @@
 // request with this location's own token.
 import type { Api, Reply } from '../src/client/api.ts';
 import type { Target, TargetId } from '../src/config/config.ts';
-import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
+import { offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
 import type { RuleId } from '../src/contract/rules.ts';
 import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/files/test-file.ts';
@@ -83,7 +83,7 @@ test.describe('tenant isolation', () => {
   test(...rule('AUTH-TENANT-FILES', "a foreign files.readonly token gets no signed URL for this location's file"), async ({ api }) => {
     const reply = await api.upload('a secure upload in this location', { files: [FILE], fields: api.uploadFields({ isSecureAttachment: 'true' }) });
     requireAccepted(reply, 'a secure upload', 'UPLOAD-ACCEPTED');
-    const slug = absoluteUrls(reply.json()).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no /files/d/{slug} URL');
+    const slug = offeredUrls(reply).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no /files/d/{slug} URL');
     requireControl(await api.signedUrlFor("GET /files/d/{slug} with this location's files.readonly token (the control)", slug, 'filesReadonly'), "GET /files/d/{slug} with this location's files.readonly token", 'SECURE-SIGNED-URL');
     const foreign = await api.signedUrlFor('GET /files/d/{slug} with the foreign token', slug, 'foreignAccess');
     expect.soft(foreign).toBeRefusal();

@@ -2,7 +2,7 @@
 // takes, and the variants generated from schemas/upload-request.schema.json (omitted fields, no field, an unknown one).
 import type { Fields } from '../src/client/api.ts';
 import type { Target, TargetId } from '../src/config/config.ts';
-import { absoluteUrls, urlsByFile } from '../src/checks/discover.ts';
+import { offeredUrls, referenceForms, urlsServing } from '../src/checks/discover.ts';
 import type { RuleId } from '../src/contract/rules.ts';
 import { expect, observe, outcome, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/files/test-file.ts';
@@ -42,10 +42,17 @@ test.describe('upload fields', () => {
     const files = [testFile('first.txt', 200), testFile('second.pdf', 300), testFile('third.png', 400), testFile('fourth.csv', 500), testFile('fifth.docx', 600)];
     const reply = await api.upload('a valid upload of five files', { files });
     requireAccepted(reply, 'a valid upload of five files', 'UPLOAD-ACCEPTED');
-    const matched = await urlsByFile(api, absoluteUrls(reply.json()), files);
+    const matched = await urlsServing(api, offeredUrls(reply), files);
     for (const file of files) {
       expect.soft(matched.get(file.name), `a URL in the response serving the bytes of ${file.name}`).toBeDefined();
     }
+  });
+
+  test(...rule('UPLOAD-URL-FORM', "the form in which the upload's URLs are written is observed"), async ({ api }) => {
+    const reply = await api.upload('a valid upload of one file', { files: [testFile('form.txt', 300)] });
+    requireAccepted(reply, 'a valid upload', 'UPLOAD-ACCEPTED');
+    // Any form of RFC 3986 §4.1 is correct: the suite resolves each against the answer's URL.
+    observe(`URLs written ${referenceForms(reply).join('; ') || 'nowhere in the JSON body'}`);
   });
 
   for (const row of ACCEPTED) {

@@ -31,17 +31,16 @@ export interface RunningReference {
 
 /** A reference server of this style and fault on a free port of 127.0.0.1, its test clock on. */
 export async function startReference(settings: ReferenceSettings, style: string | undefined, fault: string | undefined): Promise<RunningReference> {
-  const [{ listenReference }, { parseFault }, { parseStyle }, { loadSeed, worldOf }, { TEST_CLOCK_PATH }] = await Promise.all([
+  const [{ listenReference }, { parseFault }, { loadSeed, worldOf }, { TEST_CLOCK_PATH }] = await Promise.all([
     import('../reference/listen.ts'),
     import('../reference/faults.ts'),
-    import('../reference/style.ts'),
     import('../reference/world.ts'),
     import('../reference/plugins/test-clock.ts'),
   ]);
   const { seed, clockStart, seedFile } = settings;
   const seedData = loadSeed(seedFile);
   const server = await listenReference(
-    { seed, testClock: { start: clockStart ?? Date.now() }, style: parseStyle(style), fault: parseFault(fault), seedData },
+    { seed, testClock: { start: clockStart ?? Date.now() }, style, fault: parseFault(fault), seedData },
     { host: '127.0.0.1', port: 0 },
   );
   const target = { ...atAddress(worldOf(seedData), server.address, TEST_CLOCK_PATH), freshEachTest: true };

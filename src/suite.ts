@@ -176,7 +176,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       parameter('target', describeTarget(config, fault, style));
       parameter('API version', config.apiVersion);
       const evidence = new Evidence(() => secrets.values());
-      const events = { onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }) };
+      const events = {
+        onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }),
+        onUnreachable: (what: string) => testInfo.annotations.push({ type: ANNOTATION.infrastructure, description: what }),
+      };
       try {
         await use(new Api(transport, target, config, evidence, events));
       } finally {

@@ -4,6 +4,7 @@ import { FILES_READONLY_SCOPE, SECURE_PATH_PREFIX } from '../../src/contract/con
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
+import { referenceTo } from '../policy.ts';
 import type { StoredFile } from '../file-store.ts';
 import { contentTypeOf } from '../mime.ts';
 
@@ -102,20 +103,25 @@ async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, 
   return signedUrlOf(file, request, reply, ctx);
 }
 
-/** The answer of §4.2 (shape not shown): a redirect to the signed URL, or the platform's JSON around it. */
+/** The URL of this request as the client reached it: what the references of its answer are resolved against. */
+export const requestUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}${request.url}`;
+
+/** The answer of §4.2 (shape not shown): a redirect to the signed URL, the platform's JSON around it, a nested JSON, or a Link. */
 function signedUrlOf(file: StoredFile, request: FastifyRequest, reply: FastifyReply, ctx: Context) {
   const expires = String(Math.floor(ctx.clock.now() / 1000) + ctx.policy.signedUrlSeconds);
   const signature = ctx.ids.sign(signedText(file.slug as string, expires, ctx));
-  const url = SIGNED_FORMS[ctx.policy.signedUrlForm].url(filesBase(request, ctx), file, expires, signature);
-  if (ctx.policy.signedUrlDelivery === 'redirect') return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
-  return {
-    url,
-    asset_id: file.id,
-    content_type: contentTypeOf(file.extension),
-    filename: file.fileName,
-    size: file.size,
-    allow_download: true,
-  };
+  const url = referenceTo(SIGNED_FORMS[ctx.policy.signedUrlForm].url(filesBase(request, ctx), file, expires, signature), requestUrl(request), ctx.policy.urlReference);
+  reply.header('cache-control', 'no-store');
+  switch (ctx.policy.signedUrlDelivery) {
+    case 'redirect':
+      return reply.code(ctx.policy.signedUrlRedirect).header('location', url).send();
+    case 'link':
+      return reply.header('link', `<${url}>; rel="alternate"; type="${contentTypeOf(file.extension)}"`).send({ expiresIn: ctx.policy.signedUrlSeconds });
+    case 'json-nested':
+      return { data: { attachment: { id: file.id, download: { href: url, expiresAt: new Date(Number(expires) * 1000).toISOString() } } } };
+    case 'json':
+      return { url, asset_id: file.id, content_type: contentTypeOf(file.extension), filename: file.fileName, size: file.size, allow_download: true };
+  }
 }
 
 /** What a signature covers: the slug and the expiry, so it is bound to one file. */

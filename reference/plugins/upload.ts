@@ -8,7 +8,8 @@ import type { Context } from '../context.ts';
 import { ApiError, badRequest, invalidBody, refuseFields } from '../errors.ts';
 import type { Blob, StoredFile } from '../file-store.ts';
 import { leadingBytesMatch } from '../magic.ts';
-import { filesBase } from './files.ts';
+import { filesBase, requestUrl } from './files.ts';
+import { referenceTo } from '../policy.ts';
 
 export const UPLOAD_SCOPE = 'conversations/message.write';
 const MIB = 1024 * 1024;
@@ -51,8 +52,13 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
       const secure = isSecure(fields, conversation?.channel, ctx);
       const base = filesBase(request, ctx);
       const stored = received.files.map((file, index) => record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), ctx));
+      const query = ctx.policy.fileUrlQuery === undefined ? '' : `?${ctx.policy.fileUrlQuery}`;
       const urls = stored.map((file) =>
-        file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${encodeURIComponent(file.fileName)}`,
+        referenceTo(
+          file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}${query}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${encodeURIComponent(file.fileName)}${query}`,
+          requestUrl(request),
+          ctx.policy.urlReference,
+        ),
       );
       const listed = stored.map((file, index) => ({ file, url: urls[ctx.policy.urlOfFile === 'own' ? index : 0] }));
       if (!ctx.policy.listEveryFile) listed.pop();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { mock } from 'node:test';
-import { absoluteUrls } from '../../src/checks/discover.ts';
+import { urlReferences } from '../../src/checks/discover.ts';
 import { sha256 } from '../../src/files/test-file.ts';
 import { API_VERSION, DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, UPLOAD_PATH } from '../../src/contract/contract.ts';
 import type { FaultName } from '../faults.ts';
@@ -65,7 +65,10 @@ export function assertRefused(status: number | undefined, contentType: string | 
   assert.ok(typeof json.message === 'string' && json.message.trim() !== '', `no message in ${body}`);
 }
 
-export { absoluteUrls, sha256 };
+export { sha256 };
+
+/** The URLs of an answer's JSON at any depth: absolute ones, as the reference writes them in its two named styles. */
+export const absoluteUrls = (value: unknown) => urlReferences(value, 'http://reference.invalid/').map(({ url }) => url);
 
 /** Deterministic bytes of a given size, different per name. */
 export function bytesOf(name: string, size: number): Buffer {

@@ -1,10 +1,12 @@
-// The alt style (style.ts): each choice it makes where the contract is silent, as a client meets it. The suite's
-// own live baseline against it (src/test/styles.test.ts) shows the suite takes every one of them for correct.
+// The alt style (style.ts): each choice it makes where the contract is silent, as a client meets it; then the space of
+// styles itself. The mutation run's baselines and sampled styles show the suite takes every point of it for correct.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { MAX_FILE_BYTES_BINARY } from '../../src/contract/contract.ts';
+import { DEFAULT_POLICY, type Policy, referenceTo } from '../policy.ts';
 import { buildServer } from '../server.ts';
+import { DIMENSIONS, parseStyle, policyOfStyle, sampleStyle, SPACE, styleSpec } from '../style.ts';
 import { absoluteUrls, apiHeaders, bytesOf, execute, fetchUrl, setClock, sha256, T0, upload, validFields, WORLD } from './helpers.ts';
 
 const FILES = 'http://files.reference.test';
@@ -103,4 +105,39 @@ test('the alt style gives executions UUIDs and its own values for the open field
 
 test('the alt style cannot start without the files origin it serves from', async () => {
   await assert.rejects(buildServer({ style: 'alt' }), /origin of their own/);
+});
+
+describe('the style space', () => {
+  test('the default point is DEFAULT_POLICY itself, and every value of every dimension names only fields of the policy', () => {
+    assert.deepEqual(policyOfStyle(parseStyle('default')), {});
+    const unknown = DIMENSIONS.flatMap((dimension) =>
+      Object.entries(SPACE[dimension]).flatMap(([value, fields]) => Object.keys(fields).filter((key) => !(key in DEFAULT_POLICY)).map((key) => `${dimension}=${value}: ${key}`)),
+    );
+    assert.deepEqual(unknown, []);
+  });
+
+  test('a style is a named point and changes; a wrong one is named with what it takes', () => {
+    assert.equal(parseStyle('alt+urlReference=relative').urlReference, 'relative');
+    assert.equal(parseStyle('alt+urlReference=relative').uploadedFiles, 'list');
+    assert.throws(() => parseStyle('fancy', 'REFERENCE_STYLE'), /REFERENCE_STYLE=fancy is not a reference style; known: default, alt/);
+    assert.throws(() => parseStyle('default+colour=red'), /colour is not a dimension of the style space/);
+    assert.throws(() => parseStyle('default+urlReference=upside-down'), /urlReference takes absolute, scheme-relative, path-absolute, relative/);
+  });
+
+  test('a seed names one point for good, written so that it reads back the same', () => {
+    assert.deepEqual(sampleStyle('abc:1'), sampleStyle('abc:1'));
+    assert.notDeepEqual(sampleStyle('abc:1'), sampleStyle('abc:2'));
+    const point = sampleStyle('abc:1');
+    assert.deepEqual(parseStyle(styleSpec(point)), point);
+  });
+
+  test('every form of a URL reference resolves back to the URL, on the same origin or another', () => {
+    const request = 'http://127.0.0.1:4010/conversations/messages/upload';
+    const urls = ['http://127.0.0.1:4010/files/d/att-1', 'http://127.0.0.1:4010/files/p/f-1/a%20b.pdf?v=1', 'http://127.0.0.1:5000/media/f/x.png', 'http://127.0.0.1:4010/conversations/x'];
+    for (const form of Object.keys(SPACE.urlReference) as Policy['urlReference'][]) {
+      for (const url of urls) assert.equal(new URL(referenceTo(url, request, form), request).href, url, `${form} of ${url}`);
+    }
+    assert.equal(referenceTo(urls[0], request, 'relative'), '../../files/d/att-1');
+    assert.equal(referenceTo(urls[2], request, 'path-absolute'), '//127.0.0.1:5000/media/f/x.png');
+  });
 });

@@ -64,6 +64,8 @@ export interface ExecuteRequest {
 export interface ApiEvents {
   /** A request to an operation the contract marks deprecated. */
   onDeprecatedOperation(what: string): void;
+  /** A verdict needed a URL that could not be reached: no verdict on the rule. */
+  onUnreachable(what: string): void;
 }
 
 export class Api {
@@ -148,6 +150,26 @@ export class Api {
     return this.send(label, options.method ?? 'GET', url, { headers: options.headers ?? {} });
   }
 
+  /**
+   * A URL an answer offered, read anonymously. Answers may name URLs of any host (documentation, a CDN): one off the
+   * target's origin that cannot be reached serves nothing and is undefined here, and only a check that needed it
+   * says so (unreachable()); on the target's origin it is an infrastructure error, as for any request.
+   */
+  async offered(label: string, url: string): Promise<Reply | undefined> {
+    const elsewhere = new URL(url).origin !== new URL(this.target.baseUrl).origin;
+    try {
+      return await this.send(label, 'GET', url, { headers: {}, offered: elsewhere });
+    } catch (error) {
+      if (elsewhere && error instanceof InfrastructureError) return undefined;
+      throw error;
+    }
+  }
+
+  /** A check could not be judged without URLs it could not reach. */
+  unreachable(what: string): void {
+    this.events.onUnreachable(what);
+  }
+
   /** Version, then Authorization for the credential; `null` in extra removes a header. */
   headers(auth: Auth, extra: Record<string, string | null> = {}): Record<string, string> {
     const headers: Record<string, string | null> = { version: this.config.apiVersion, ...authorization(auth, this.target), ...extra };
@@ -158,7 +180,7 @@ export class Api {
     label: string,
     method: 'GET' | 'POST',
     url: string,
-    options: { headers: Record<string, string>; multipart?: FormData; data?: unknown; summary?: unknown; maxRedirects?: number },
+    options: { headers: Record<string, string>; multipart?: FormData; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
   ): Promise<Reply> {
     const started = Date.now();
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
@@ -170,6 +192,7 @@ export class Api {
         multipart: options.multipart,
         data: options.data,
         maxRedirects: options.maxRedirects,
+        offered: options.offered,
       });
       this.evidence.add({
         label,

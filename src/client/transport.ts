@@ -12,6 +12,8 @@ export interface Outgoing {
   multipart?: FormData;
   data?: unknown;
   maxRedirects?: number;
+  /** A URL an answer offered, off the target's origin: not reaching it is not the target's failure, and the caller decides what it means. */
+  offered?: boolean;
 }
 
 export interface Incoming {
@@ -88,7 +90,7 @@ export class Transport {
       if (this.mode.replay && /Nock: (No match|Disallowed net connect)|Replay has no recorded answer/.test((error as Error).message)) {
         throw new ReplayMismatchError(this.mode.replay.unmatched(out.method, out.url));
       }
-      this.mode.onUnreachable?.(`${out.method} ${redactUrl(out.url)}: ${(error as Error).message.split('\n')[0]}`);
+      if (!out.offered) this.mode.onUnreachable?.(`${out.method} ${redactUrl(out.url)}: ${(error as Error).message.split('\n')[0]}`);
       throw error;
     }
   }

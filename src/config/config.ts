@@ -56,7 +56,7 @@ export const SETTINGS = {
   locationTokenBody: { env: 'LOCATION_TOKEN_BODY', purpose: 'payload of POST /oauth/location-token, {companyId} and {locationId} filled in; a body starting with { is sent as JSON, any other form-encoded', default: 'companyId={companyId}&locationId={locationId}' },
   testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
-  style: { env: 'REFERENCE_STYLE', purpose: 'with REFERENCE_SERVER=1: default or alt, the choices the reference makes where the contract is silent (README)', default: 'default' },
+  style: { env: 'REFERENCE_STYLE', purpose: 'with REFERENCE_SERVER=1: default or alt, either followed by +dimension=value: the choices the reference makes where the contract is silent (README)', default: 'default' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
   seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
   seedFile: { env: 'SEED_FILE', purpose: 'with REFERENCE_SERVER=1: the reference world, its tokens among it (default reference/seed.json)' },
@@ -141,7 +141,7 @@ export interface SuiteConfig {
   readonly target?: Target;
   /** Set when the suite starts its own reference server per worker. */
   readonly reference?: ReferenceSettings;
-  /** npm run mutation: one project per fault of reference/faults.ts (or `baseline`), with only its rule's tests or all. */
+  /** npm run mutation: one project per fault of reference/faults.ts, baseline or sampled style, with only some rules' tests or all. */
   readonly mutation?: { readonly projects: readonly MutationProject[] };
 }
 
@@ -151,8 +151,8 @@ export interface MutationProject {
   readonly style?: string;
   /** The fault of its servers; none for a baseline. */
   readonly fault?: string;
-  /** Run only the tests of this rule. */
-  readonly rule?: RuleId;
+  /** Run only the tests of these rules. */
+  readonly rules?: readonly RuleId[];
 }
 
 // The recorded target (fixtures/target.json): written by a recording (src/client/recording.ts), read here for replay.

@@ -50,6 +50,7 @@ export const RULES = [
   { id: 'UPLOAD-ACCEPTED', level: 'MUST', area: 'Upload', section: '§4.1', title: 'a valid upload answers 200 with JSON', quote: 'Response 200: application/json with the object of 2.2 (it carries the URLs).' },
   { id: 'UPLOAD-RESPONSE-SCHEMA', level: 'MUST', area: 'Upload', section: '§2.2', title: 'the upload response holds an uploadedFiles object', quote: 'uploadedFiles | object | yes | Holds the URLs of the uploaded files.' },
   { id: 'UPLOAD-URL-PER-FILE', level: 'MUST', area: 'Upload', section: '§2.2, §4.1', title: 'the upload response carries a URL for every file', quote: 'Holds the URLs of the uploaded files.' },
+  { id: 'UPLOAD-URL-FORM', level: 'INFO', area: 'Upload', section: '§2.2, §4.1', title: "the form in which the upload's URLs are written is observed", quote: 'Holds the URLs of the uploaded files. Its inner structure: not shown.' },
   { id: 'UPLOAD-FILES-MAX', level: 'MUST', area: 'Upload', section: '§8', title: 'five files are accepted and a sixth is refused', quote: 'Maximum files per upload | 5' },
   { id: 'UPLOAD-FILES-MIN', level: 'SHOULD', area: 'Upload', section: '§4.1 rule 2', title: 'an upload with no file is refused', quote: 'Files are sent under the key fileAttachment.' },
   { id: 'UPLOAD-SIZE-MAX', level: 'MUST', area: 'Upload', section: '§8', title: 'a 5 MB file is accepted and a larger one is refused', quote: 'Maximum file size | 5 MB | each uploaded file' },

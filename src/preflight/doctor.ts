@@ -61,7 +61,7 @@ export async function preflight(config: SuiteConfig, ratePerWindow: number): Pro
   const context = await request.newContext();
   try {
     const transport = new Transport(context, config.requestTimeoutMs, { limiter: new RateLimiter(ratePerWindow, RATE_WINDOW_MS), maxRetries: config.maxRetries });
-    const api = new Api(transport, target, config, new Evidence(secretsOf(target)), { onDeprecatedOperation: () => {} });
+    const api = new Api(transport, target, config, new Evidence(secretsOf(target)), { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
     return await new Checkup(api, transport, target, config).run();
   } finally {
     await context.dispose();

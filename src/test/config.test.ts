@@ -261,7 +261,7 @@ describe('replay', () => {
 
 describe('npm run mutation', () => {
   test('its explicit configuration is used whole: a FAULT or SEED_FILE of the environment or .env takes no part', () => {
-    const explicit = mutationConfig(join(DIR, 'mutation'), [{ name: 'baseline' }, { name: 'upload-six-files', rule: 'UPLOAD-FILES-MAX' }]);
+    const explicit = mutationConfig(join(DIR, 'mutation'), [{ name: 'baseline' }, { name: 'upload-six-files', rules: ['UPLOAD-FILES-MAX'] }]);
     const config = configOf(
       { SUITE_CONFIG: JSON.stringify(explicit), FAULT: 'upload-four-files', SUITE_MODE: 'replay' },
       dotenv({ FAULT: 'upload-six-files', SEED_FILE: join(DIR, 'no-seed.json'), REPORTS_DIR: 'elsewhere' }),
