@@ -37,8 +37,8 @@ export interface Policy {
   readonly filesOrigin: 'api' | 'assets';
   /** The path of a permanent URL, before `{id}/{name}`. */
   readonly permanentPrefix: string;
-  /** GET /files/d/{slug} hands over the signed URL as a redirect, in a JSON body (flat or nested), or in a Link header. */
-  readonly signedUrlDelivery: 'redirect' | 'json' | 'json-nested' | 'link';
+  /** GET /files/d/{slug} hands over the signed URL as a redirect, in a JSON body (flat or nested), a text/uri-list body, or a Link header. */
+  readonly signedUrlDelivery: 'redirect' | 'json' | 'json-nested' | 'uri-list' | 'link';
   /** The status of that redirect. */
   readonly signedUrlRedirect: number;
   /** How an answer writes a URL of a file (RFC 3986 §4.1), resolved against the answer's own URL. */
@@ -47,6 +47,8 @@ export interface Policy {
   readonly fileUrlQuery?: string;
   /** A GET of a non-canonical spelling (a trailing slash) is redirected to the canonical URL with this status, rather than served. */
   readonly canonicalRedirect?: 301 | 302 | 307 | 308;
+  /** A file's own URL answers with a redirect to a short-lived URL of its bytes (storage), with this status, rather than the bytes. */
+  readonly fileHandOver?: 302 | 307;
   /** Answers are gzip-encoded for clients that accept it. */
   readonly compress: boolean;
   /** The Cache-Control of every answer. */
@@ -219,6 +221,7 @@ export const DEFAULT_POLICY: Policy = {
   urlReference: 'absolute',
   fileUrlQuery: undefined,
   canonicalRedirect: undefined,
+  fileHandOver: undefined,
   compress: false,
   cacheControl: undefined,
   signedUrlForm: 'plain',

@@ -89,6 +89,8 @@ export const SPACE = {
     'own-inline': { filesOrigin: 'assets', inlineExtensions: INLINE_IMAGES },
     'own-attachment': { filesOrigin: 'assets' },
   },
+  // A file's own URL serves its bytes, or hands over to storage with a redirect to a short-lived URL of them.
+  fileHandOver: { direct: {}, 'redirect-302': { fileHandOver: 302 }, 'redirect-307': { fileHandOver: 307 } },
   permanentPrefix: { '/files/p/': {}, '/media/': { permanentPrefix: '/media/' }, '/f/': { permanentPrefix: '/f/' } },
   // RFC 3986 §4.1: how a URL of a file is written in an answer, resolved by the client against that answer's URL.
   urlReference: {
@@ -112,6 +114,7 @@ export const SPACE = {
     'redirect-307': { signedUrlDelivery: 'redirect', signedUrlRedirect: 307 },
     json: { signedUrlDelivery: 'json' },
     'json-nested': { signedUrlDelivery: 'json-nested' },
+    'uri-list': { signedUrlDelivery: 'uri-list' },
     link: { signedUrlDelivery: 'link' },
   },
   signedUrlForm: { plain: {}, cdn: { signedUrlForm: 'cdn' } },

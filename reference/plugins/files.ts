@@ -28,7 +28,7 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
     if (!file || file.slug) throw notFound('no such file');
     if (ctx.policy.permanentUrlsNeedVersion && request.headers.version === undefined) throw badRequest('the Version header is required');
     if (ctx.clock.now() >= file.uploadedAt + ctx.policy.permanentUrlLifetimeMs) throw notFound('this file has expired');
-    return ctx.policy.permanentBody(serve(reply, file, ctx));
+    return handOver(request, reply, file, ctx);
   });
 
   // A secure attachment: anonymous within the public window; with a token, a signed download URL.
@@ -39,6 +39,15 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
   if (secureUrlPrefix !== SECURE_PATH_PREFIX || filesHost !== undefined) {
     app.get<{ Params: { slug: string } }>(`${SECURE_PATH_PREFIX}:slug`, { config: { version: 'required' } }, async (request, reply) => signedUrl(request, reply, ctx));
   }
+
+  // Where files are handed over to storage: a short-lived URL of the bytes, as a redirect of their own URL gives it.
+  app.get<{ Params: { id: string }; Querystring: SignedQuery }>('/blob/:id', onFilesOrigin, async (request, reply) => {
+    const file = ctx.files.byId(request.params.id);
+    const expires = request.query.expires ?? '';
+    if (!file || !safeEqual(request.query.signature ?? '', ctx.ids.sign(`blob:${file.id}:${expires}`))) throw forbidden('invalid signature');
+    if (!/^\d+$/.test(expires) || Number(expires) * 1000 <= ctx.clock.now()) throw new ApiError(403, 'url_expired', 'this download URL has expired');
+    return bytesOf(reply, file, ctx);
+  });
 
   const form = SIGNED_FORMS[ctx.policy.signedUrlForm];
   app.get<{ Params: { slug: string }; Querystring: SignedQuery }>(form.route, onFilesOrigin, async (request, reply) => {
@@ -85,7 +94,7 @@ async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>
         `GET /files/d/{slug} with a ${FILES_READONLY_SCOPE} token gives a signed download URL`,
     );
   }
-  return serve(reply, file, ctx);
+  return handOver(request, reply, file, ctx);
 }
 
 /** §4.2: a short-lived signed download URL for a token holding files.readonly. */
@@ -106,7 +115,7 @@ async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, 
 /** The URL of this request as the client reached it: what the references of its answer are resolved against. */
 export const requestUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}${request.url}`;
 
-/** The answer of §4.2 (shape not shown): a redirect to the signed URL, the platform's JSON around it, a nested JSON, or a Link. */
+/** The answer of §4.2 (shape not shown): a redirect to the signed URL, the platform's JSON around it, a nested JSON, a URI list, or a Link. */
 function signedUrlOf(file: StoredFile, request: FastifyRequest, reply: FastifyReply, ctx: Context) {
   const expires = String(Math.floor(ctx.clock.now() / 1000) + ctx.policy.signedUrlSeconds);
   const signature = ctx.ids.sign(signedText(file.slug as string, expires, ctx));
@@ -115,6 +124,8 @@ function signedUrlOf(file: StoredFile, request: FastifyRequest, reply: FastifyRe
   switch (ctx.policy.signedUrlDelivery) {
     case 'redirect':
       return reply.code(ctx.policy.signedUrlRedirect).header('location', url).send();
+    case 'uri-list':
+      return reply.type('text/uri-list').send(`# a download URL of ${file.id}\r\n${url}\r\n`);
     case 'link':
       return reply.header('link', `<${url}>; rel="alternate"; type="${contentTypeOf(file.extension)}"`).send({ expiresIn: ctx.policy.signedUrlSeconds });
     case 'json-nested':
@@ -133,6 +144,19 @@ function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** A file its own URL serves: its bytes, or, where the style hands files over to storage, a redirect to a short-lived URL of them. */
+function handOver(request: FastifyRequest, reply: FastifyReply, file: StoredFile, ctx: Context) {
+  if (ctx.policy.fileHandOver === undefined) return bytesOf(reply, file, ctx);
+  const expires = String(Math.floor(ctx.clock.now() / 1000) + 60);
+  const url = `${filesBase(request, ctx)}/blob/${file.id}?expires=${expires}&signature=${ctx.ids.sign(`blob:${file.id}:${expires}`)}`;
+  return reply.code(ctx.policy.fileHandOver).header('location', referenceTo(url, requestUrl(request), ctx.policy.urlReference)).send();
+}
+
+/** The bytes of a file, through the policy's permanentBody for a permanent one. */
+function bytesOf(reply: FastifyReply, file: StoredFile, ctx: Context) {
+  return file.slug ? serve(reply, file, ctx) : ctx.policy.permanentBody(serve(reply, file, ctx));
 }
 
 function serve(reply: FastifyReply, file: StoredFile, ctx: Context, range?: { start: number; end: number }) {

@@ -49,7 +49,14 @@ const baseOf = (reply: Reply) => {
   return location !== undefined && URL.canParse(location.trim(), reply.url) ? new URL(location.trim(), reply.url).href : reply.url;
 };
 
-/** The URLs a reply offers: its JSON body at any depth, then those of its headers, each resolved to an absolute URL. */
+/** What a reply's body says: its JSON, or the lines of a text answer (`text/uri-list`, RFC 2483, or plain text), comments aside. */
+function bodyOf(reply: Reply): unknown {
+  const parsed = reply.json();
+  if (parsed !== undefined || !/^text\/(plain|uri-list)\b/i.test(reply.headers['content-type'] ?? '')) return parsed;
+  return reply.text().split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+/** The URLs a reply offers: its body (JSON at any depth, or text lines), then those of its headers, each resolved to an absolute URL. */
 export function offeredUrls(reply: Reply): string[] {
   const fromHeaders = URL_HEADERS.flatMap((name) => {
     const value = reply.headers[name];
@@ -57,7 +64,7 @@ export function offeredUrls(reply: Reply): string[] {
     const written = name === 'link' ? [...value.matchAll(/<([^>]+)>/g)].map((match) => match[1]) : [value.trim()];
     return written.flatMap((url) => (URL.canParse(url, reply.url) ? [new URL(url, reply.url).href] : []));
   });
-  return [...new Set([...urlReferences(reply.json(), baseOf(reply)).map((reference) => reference.url), ...fromHeaders])];
+  return [...new Set([...urlReferences(bodyOf(reply), baseOf(reply)).map((reference) => reference.url), ...fromHeaders])];
 }
 
 /** The form in which an answer wrote its URLs (RFC 3986 §4.1), for the report: what another server may write differently. */
@@ -73,7 +80,7 @@ export function referenceForms(reply: Reply): string[] {
           : 'relative';
     return `${form}${new URL(url).search ? ', with a query' : ''}`;
   };
-  return [...new Set(urlReferences(reply.json(), baseOf(reply)).map(formOf))];
+  return [...new Set(urlReferences(bodyOf(reply), baseOf(reply)).map(formOf))];
 }
 
 /** The slug of a secure attachment URL (`…/files/d/{slug}`), or undefined. */

@@ -21,6 +21,7 @@ const CASES: [string, Reply, string[]][] = [
   ['a path-absolute URL in the body, with a query', replyOf({}, { url: '/files/signed/abc?sig=2' }), ['https://api.example.test/files/signed/abc?sig=2']],
   ['relative URLs in the body', replyOf({}, { a: '../signed/abc', b: './abc/raw', c: 'raw/abc' }), ['https://api.example.test/files/signed/abc', 'https://api.example.test/files/d/abc/raw', 'https://api.example.test/files/d/raw/abc']],
   ['relative URLs against Content-Location', replyOf({ 'content-location': '/v3/attachments/abc' }, { url: 'download/abc' }), ['https://api.example.test/v3/attachments/download/abc', 'https://api.example.test/v3/attachments/abc']],
+  ['the lines of a text/uri-list answer', { ...replyOf({ 'content-type': 'text/uri-list' }), status: 200, body: Buffer.from('# the signed URL\r\nhttps://cdn.example.test/e?sig=3\r\n'), text: () => '# the signed URL\r\nhttps://cdn.example.test/e?sig=3\r\n' }, ['https://cdn.example.test/e?sig=3']],
   ['words, dates, media types and other schemes are no URLs', replyOf({}, { a: 'completed', b: '2026-11-30T00:00:00Z', c: 'image/png', d: 'mailto:a@b.test', e: 'a b/c', f: 'urn:x:y' }), []],
 ];
 
