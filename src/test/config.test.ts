@@ -270,7 +270,7 @@ describe('npm run mutation', () => {
     assert.equal(config.mode, 'live');
     assert.equal(config.reference?.fault, undefined);
     assert.equal(config.reference?.seedFile, undefined);
-    assert.deepEqual(config.mutation, { projects: [{ name: 'baseline' }, { name: 'upload-six-files', rule: 'UPLOAD-FILES-MAX' }] });
+    assert.deepEqual(config.mutation, { projects: [{ name: 'baseline' }, { name: 'upload-six-files', rules: ['UPLOAD-FILES-MAX'] }] });
   });
 });
 

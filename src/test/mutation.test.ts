@@ -1,8 +1,9 @@
 // How the mutation run judges a fault: killed by its own rule, caught only by others, or survived;
-// an INFO fault by a changed observation.
+// an INFO fault by a changed observation; and a sampled correct style, by the default's verdicts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { judge } from '../../scripts/mutation.ts';
+import { judge, parseArguments, verdictDifferences } from '../../scripts/mutation.ts';
+import { parseStyle } from '../../reference/style.ts';
 import type { Fault } from '../../reference/faults.ts';
 import type { ConformanceReport, RuleResult } from '../report/conformance-reporter.ts';
 
@@ -26,4 +27,22 @@ test('a fault that only other rules notice is caught by other rules only; one no
 test('an INFO fault is killed when its observation changes', () => {
   assert.equal(judge(fault('I', 'INFO'), run([rule('I', 'INFO', 'passed', '400')]), baseline).outcome, 'killed');
   assert.equal(judge(fault('I', 'INFO'), baseline, baseline).outcome, 'survived');
+});
+
+test('a sampled style differs where a MUST or SHOULD rule gets another verdict than in the default style; INFO and unrun rules aside', () => {
+  const sampled = run([rule('A', 'MUST', 'failed'), rule('B', 'MUST', 'passed'), rule('I', 'INFO', 'passed', '400'), rule('S', 'SHOULD', 'passed')]);
+  assert.deepEqual(verdictDifferences(sampled, baseline).rules, ['A', 'S']);
+  assert.deepEqual(verdictDifferences(sampled, baseline, ['B', 'S']).words, ['S: failed in the default style, passed here']);
+  assert.deepEqual(verdictDifferences(baseline, baseline).rules, []);
+});
+
+test('the sampled styles: K of them from the seed, each a valid point, the same for the same seed', () => {
+  const { named, styles, seed } = parseArguments(['upload-six-files', '--styles=3', '--seed=abc']);
+  assert.deepEqual(named, ['upload-six-files']);
+  assert.equal(seed, 'abc');
+  assert.equal(styles.length, 3);
+  assert.deepEqual(parseArguments(['--seed=abc', '--styles=3']).styles, styles);
+  for (const style of styles) assert.doesNotThrow(() => parseStyle(style));
+  assert.equal(parseArguments([]).styles.length, 4);
+  assert.throws(() => parseArguments(['--style=2']), /unknown options --style=2/);
 });
