@@ -24,6 +24,7 @@ export type ContractLine =
   | { readonly kind: 'row'; readonly cells: readonly string[]; readonly header: boolean; readonly units: readonly Unit[] }
   | { readonly kind: 'text'; readonly marker: string; readonly indent: number; readonly units: readonly Unit[] }
   | { readonly kind: 'note'; readonly text: string }
+  | { readonly kind: 'separator' }
   | { readonly kind: 'blank' };
 
 /**
@@ -56,7 +57,7 @@ export function contractLines(markdown: string): ContractLine[] {
     if (line.trim() === '') return { kind: 'blank' };
     if (/^\s*<!--/.test(line)) return { kind: 'note', text: line };
     if (line.startsWith('|')) {
-      if (/^\|[\s|:-]+\|$/.test(line)) return { kind: 'blank' };
+      if (/^\|[\s|:-]+\|$/.test(line)) return { kind: 'separator' };
       const cells = line.slice(1, -1).split('|').map(normalForm);
       const header = /^\|[\s|:-]+\|$/.test(lines[index + 1] ?? '');
       return { kind: 'row', cells, header, units: header ? [] : [{ kind: 'row', text: cells.join(' | '), section, anchor }] };
