@@ -74,8 +74,20 @@ export function contractLines(markdown: string): ContractLine[] {
 /** Every testable unit of the contract, in order. */
 export const unitsOf = (lines: readonly ContractLine[]): Unit[] => lines.flatMap((line) => ('units' in line ? line.units : []));
 
-/** The anchors of the sections a rule cites (`§4.1 rule 4, §8`): its quote must stand there. */
-const citedAnchors = (rule: Rule): Set<string> => new Set((rule.section.match(/§[\d.]+/g) ?? []).map((citation) => contractAnchor(citation)));
+/**
+ * The anchors of the sections a rule cites (`§4.1 rule 4, §8`): its quote must stand there. A section a new copy of the
+ * contract no longer has leaves the quote standing nowhere, for the meta-test to name, and the reports' page still whole.
+ */
+const citedAnchors = (rule: Rule): Set<string> =>
+  new Set(
+    (rule.section.match(/§[\d.]+/g) ?? []).flatMap((citation) => {
+      try {
+        return [contractAnchor(citation)];
+      } catch {
+        return [];
+      }
+    }),
+  );
 
 /** Where a rule's quote stands: the units holding one of its parts, and the parts that stand in no unit of its sections. */
 export interface Placement {
