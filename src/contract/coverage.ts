@@ -36,11 +36,14 @@ export const normalForm = (markdown: string): string => markdown.replace(/`|\*\*
 /** A quote's verbatim parts: the words between its ellipses, each in the normal form. */
 export const quoteParts = (quote: string): string[] => quote.split('…').map(normalForm).filter((part) => part !== '');
 
-/** A line of prose as its sentences: a sentence ends at `.`, `!` or `?` before a capital (`2.0`, `e.g. v3` do not). */
+/** A line of prose as its sentences: a sentence ends at `.`, `!` or `?` before a space and a capital (`OAuth 2.0 access` does not). */
 const sentencesOf = (text: string): string[] => normalForm(text).split(/(?<=[.!?])\s+(?=[A-Z{])/).filter((sentence) => sentence !== '');
 
 /** A list item that only names the list below it (`Rules:`): not a sentence of its own. */
 const isLabel = (sentence: string) => /^\S+:$/.test(sentence);
+
+/** The line under a table's header row: `|---|---|`. */
+const SEPARATOR = /^\|[\s|:-]+\|$/;
 
 /** The contract's lines, each with its testable units; the page shows the same lines the rules are placed in. */
 export function contractLines(markdown: string): ContractLine[] {
@@ -57,9 +60,9 @@ export function contractLines(markdown: string): ContractLine[] {
     if (line.trim() === '') return { kind: 'blank' };
     if (/^\s*<!--/.test(line)) return { kind: 'note', text: line };
     if (line.startsWith('|')) {
-      if (/^\|[\s|:-]+\|$/.test(line)) return { kind: 'separator' };
+      if (SEPARATOR.test(line)) return { kind: 'separator' };
       const cells = line.slice(1, -1).split('|').map(normalForm);
-      const header = /^\|[\s|:-]+\|$/.test(lines[index + 1] ?? '');
+      const header = SEPARATOR.test(lines[index + 1] ?? '');
       return { kind: 'row', cells, header, units: header ? [] : [{ kind: 'row', text: cells.join(' | '), section, anchor }] };
     }
     const item = /^(\s*)([-*]|\d+\.) (.*)$/.exec(line);
