@@ -41,7 +41,7 @@ export interface Rule {
   readonly section: string;
   /** A plain statement of the fact, in the present tense. */
   readonly title: string;
-  /** The contract's own words, shortened. */
+  /** The contract's own words, verbatim (normal form of src/contract/coverage.ts); `…` joins verbatim parts, each standing in a sentence or table row of a section the rule cites. */
   readonly quote: string;
 }
 
@@ -55,14 +55,14 @@ export const RULES = [
   { id: 'UPLOAD-FILES-MIN', level: 'SHOULD', area: 'Upload', section: '§4.1 rule 2', title: 'an upload with no file is refused', quote: 'Files are sent under the key fileAttachment.' },
   { id: 'UPLOAD-SIZE-MAX', level: 'MUST', area: 'Upload', section: '§8', title: 'a 5 MB file is accepted and a larger one is refused', quote: 'Maximum file size | 5 MB | each uploaded file' },
   { id: 'UPLOAD-SIZE-UNIT', level: 'INFO', area: 'Upload', section: '§8', title: 'sizes between 5,000,000 bytes and 5 MiB are observed', quote: 'Maximum file size | 5 MB' },
-  { id: 'UPLOAD-SIZE-TOTAL', level: 'SHOULD', area: 'Upload', section: '§8', title: 'five files of the maximum size are accepted together', quote: 'Maximum file size | 5 MB; Maximum files per upload | 5' },
-  { id: 'UPLOAD-EXT-ALLOWED', level: 'MUST', area: 'Upload', section: '§8', title: 'every allowed extension is accepted', quote: 'Allowed upload file types (by extension)' },
+  { id: 'UPLOAD-SIZE-TOTAL', level: 'SHOULD', area: 'Upload', section: '§8', title: 'five files of the maximum size are accepted together', quote: 'Maximum file size | 5 MB | each uploaded file … Maximum files per upload | 5' },
+  { id: 'UPLOAD-EXT-ALLOWED', level: 'MUST', area: 'Upload', section: '§8', title: 'every allowed extension is accepted', quote: 'Allowed upload file types (by extension) … Images | JPG, JPEG … Videos | MP4, MPEG … Audio | MP3, WAV … Documents | PDF, DOC … Archives | ZIP, RAR … Other | VCF, VCARD' },
   { id: 'UPLOAD-EXT-CASE', level: 'SHOULD', area: 'Upload', section: '§8', title: 'allowed extensions are accepted in upper case', quote: 'Images | JPG, JPEG, PNG, …' },
   { id: 'UPLOAD-EXT-OTHER', level: 'MUST', area: 'Upload', section: '§8', title: 'an extension outside the allowed table is refused', quote: 'Allowed upload file types (by extension)' },
-  { id: 'UPLOAD-TARGET-REQUIRED', level: 'MUST', area: 'Upload', section: '§4.1 rule 1, §7', title: 'an upload without conversationId and contactId is refused', quote: 'a request with neither violates the contract' },
-  { id: 'UPLOAD-CONTACT-ONLY', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with contactId alone is accepted', quote: 'At least one of conversationId or contactId must be supplied.' },
+  { id: 'UPLOAD-TARGET-REQUIRED', level: 'MUST', area: 'Upload', section: '§4.1 rule 1, §7', title: 'an upload without conversationId and contactId is refused', quote: 'One of conversationId or contactId must be provided. … a request with neither violates the contract' },
+  { id: 'UPLOAD-CONTACT-ONLY', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with contactId alone is accepted', quote: 'At least one of conversationId or contactId must be supplied. … contactId | string | conditionally' },
   { id: 'UPLOAD-LOCATION-REQUIRED', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload without locationId is refused', quote: 'locationId | string | yes' },
-  { id: 'UPLOAD-OPTIONAL-FIELDS', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with workflowId and campaignId is accepted', quote: 'workflowId | string | no; campaignId | string | no' },
+  { id: 'UPLOAD-OPTIONAL-FIELDS', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with workflowId and campaignId is accepted', quote: 'workflowId | string | no … campaignId | string | no' },
   { id: 'UPLOAD-ATTACHMENT-URLS', level: 'SHOULD', area: 'Upload', section: '§2.1', title: 'an upload without attachmentUrls is refused', quote: 'attachmentUrls | array of string | yes' },
 
   // Permanent URLs of non-secure uploads
@@ -74,49 +74,49 @@ export const RULES = [
 
   // Secure attachments
   { id: 'SECURE-URL-FORM', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure upload URL has the form /files/d/{slug}', quote: 'the returned URL has the form /files/d/{slug}' },
-  { id: 'SECURE-PUBLIC-WINDOW', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4, §8', title: 'a secure URL serves anonymously within the hour', quote: 'publicly reachable for one hour after the upload' },
+  { id: 'SECURE-PUBLIC-WINDOW', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4, §8', title: 'a secure URL serves anonymously within the hour', quote: 'publicly reachable for one hour after the upload … Public window of a secure attachment URL | 1 hour after upload' },
   { id: 'SECURE-PRIVATE-AFTER', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure URL refuses anonymous reads after the hour', quote: 'Afterwards the attachment is private.' },
   { id: 'SECURE-SIGNED-URL', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 5, §4.2', title: 'a files.readonly token gets a signed URL serving the exact bytes', quote: 'it returns a short-lived signed download URL' },
-  { id: 'SECURE-SCOPE-REQUIRED', level: 'MUST', area: 'Secure attachments', section: '§4.2, §5.6', title: 'a token lacking files.readonly gets no signed URL', quote: 'Downloading a private secure attachment requires the scope files.readonly.' },
+  { id: 'SECURE-SCOPE-REQUIRED', level: 'MUST', area: 'Secure attachments', section: '§4.2, §5.6', title: 'a token lacking files.readonly gets no signed URL', quote: 'Downloading a private secure attachment requires the scope files.readonly. … Auth: bearer token with scope files.readonly.' },
   { id: 'SECURE-UNKNOWN-SLUG', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'an unknown slug is refused', quote: 'slug (string), taken from the secure attachment URL' },
   { id: 'SECURE-SIGNED-EXPIRES', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'a signed URL stops serving within the hour', quote: 'Returns a short-lived signed download URL.' },
   { id: 'SECURE-SIGNED-BOUND', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'a signed URL does not serve another slug', quote: 'a short-lived signed download URL' },
   { id: 'SECURE-SIGNED-TAMPER', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'a tampered signed URL is refused', quote: 'a short-lived signed download URL' },
 
   // The dated change of 30 November 2026
-  { id: 'CUTOVER-ALL-SECURE', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §9.4', title: 'from 30 November 2026 an upload without the flag is secure', quote: 'every file uploaded through this endpoint is stored as a secure attachment' },
-  { id: 'CUTOVER-FLAG-IGNORED', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §2.1', title: 'from 30 November 2026 isSecureAttachment=false is ignored', quote: 'isSecureAttachment is ignored' },
-  { id: 'CUTOVER-INSTANT', level: 'INFO', area: 'Dated change', section: '§9.4', title: 'the instant the regime changes is observed', quote: 'From 30 November 2026' },
+  { id: 'CUTOVER-ALL-SECURE', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §9.4', title: 'from 30 November 2026 an upload without the flag is secure', quote: 'every file uploaded through this endpoint is stored as a secure attachment … all uploads are stored as secure attachments' },
+  { id: 'CUTOVER-FLAG-IGNORED', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §2.1', title: 'from 30 November 2026 isSecureAttachment=false is ignored', quote: 'isSecureAttachment is ignored … Ignored from 30 November 2026' },
+  { id: 'CUTOVER-INSTANT', level: 'INFO', area: 'Dated change', section: '§9.4', title: 'the instant the regime changes is observed', quote: 'from 30 November 2026 all uploads are stored as secure attachments' },
 
   // Agent execution and sessions
-  { id: 'EXEC-RESPONSE-SCHEMA', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'the execution response has all eleven fields with their types', quote: 'All fields are required.' },
-  { id: 'EXEC-CONTENT-TYPE', level: 'MUST', area: 'Agent execution', section: '§4.3', title: 'the execution response is application/json', quote: 'Response 200: application/json, fields of 2.4.' },
+  { id: 'EXEC-RESPONSE-SCHEMA', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'the execution response has all eleven fields with their types', quote: 'All fields are required. … success | boolean … executionId | string … interactionId | string … response | string … type | string … nextExpectedInput | string … goalCompletion | boolean … executionStatus | string … flowSwitch | boolean … attachments | array … generativeOutputs | array' },
+  { id: 'EXEC-CONTENT-TYPE', level: 'MUST', area: 'Agent execution', section: '§4.3', title: 'the execution response is application/json', quote: 'Runs the agent and returns the full output as one non-streaming JSON document. … Response 200: application/json, fields of 2.4.' },
   { id: 'EXEC-SUCCESS', level: 'SHOULD', area: 'Agent execution', section: '§2.4', title: 'a successful execution reports success true', quote: 'success | boolean | Success status.' },
   { id: 'SESSION-START', level: 'MUST', area: 'Agent execution', section: '§3', title: 'a message without executionId starts a session', quote: 'a session starts with a request without executionId; the reply carries an executionId' },
   { id: 'SESSION-CONTINUE', level: 'MUST', area: 'Agent execution', section: '§3, §2.3', title: 'sending executionId continues that session', quote: 'requests that send it continue that session' },
   { id: 'SESSION-INTERACTION-NEW', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'every exchange gets a new interactionId', quote: 'a new one for each exchange' },
   { id: 'SESSION-DISTINCT', level: 'SHOULD', area: 'Agent execution', section: '§3', title: 'two new sessions get different executionIds', quote: 'a session starts with a request without executionId' },
   { id: 'SESSION-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown executionId is refused', quote: 'send the value returned earlier to continue it' },
-  { id: 'AGENT-INACTIVE', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1, §3', title: 'an agent that is not active is refused', quote: 'The agent must be active' },
+  { id: 'AGENT-INACTIVE', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1, §3', title: 'an agent that is not active is refused', quote: 'The agent must be active … an agent must be in it to be executed' },
   { id: 'AGENT-FOREIGN-LOCATION', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1', title: 'an agent of another location is refused', quote: 'and belong to the locationId in the body' },
   { id: 'AGENT-MESSAGE-REQUIRED', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 2', title: 'an execution without message is refused', quote: 'locationId and message are required' },
   { id: 'AGENT-LOCATION-REQUIRED', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 2', title: 'an execution without locationId is refused', quote: 'locationId and message are required' },
   { id: 'AGENT-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown agent is refused', quote: 'agentId | string | yes | Managed agent identifier' },
-  { id: 'AGENT-SOURCE', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an execution with source=public_api is accepted', quote: 'source | string | no | examples of values: public_api, internal' },
-  { id: 'AGENT-SOURCE-INTERNAL', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to source=internal is observed', quote: 'source | string | no | examples of values: public_api, internal' },
-  { id: 'EXEC-OPTIONAL-FIELDS', level: 'MUST', area: 'Agent execution', section: '§2.3', title: 'an execution with each optional field of §2.3 is accepted', quote: 'inputVariables | object | no; attachments | array of object | no; contactId | string | no' },
+  { id: 'AGENT-SOURCE', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an execution with source=public_api is accepted', quote: 'source | string | no … examples of values: public_api, internal' },
+  { id: 'AGENT-SOURCE-INTERNAL', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to source=internal is observed', quote: 'source | string | no … examples of values: public_api, internal' },
+  { id: 'EXEC-OPTIONAL-FIELDS', level: 'MUST', area: 'Agent execution', section: '§2.3', title: 'an execution with each optional field of §2.3 is accepted', quote: 'inputVariables | object | no … attachments | array of object | no … contactId | string | no' },
   { id: 'EXEC-VERSION-ID', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to an unknown versionId is observed', quote: 'versionId | string | no | Published version to run.' },
 
   // Request bodies of upload and execution, variants generated from schemas/*-request.schema.json (src/contract/variants.ts)
-  { id: 'BODY-EMPTY', level: 'MUST', area: 'Request bodies', section: '§4.1 rule 1, §4.3 rule 2', title: 'a request with none of its fields is refused', quote: 'locationId and message are required (§4.3); locationId | string | yes (§2.1)' },
-  { id: 'BODY-WRONG-TYPE', level: 'SHOULD', area: 'Request bodies', section: '§2.3', title: 'a field of the wrong JSON type is refused with a 4xx, never a 5xx', quote: 'Field | Type | Required' },
-  { id: 'BODY-UNKNOWN-FIELD', level: 'INFO', area: 'Request bodies', section: '§2.1, §2.3', title: 'the reaction to a field the contract does not list is observed', quote: 'Field | Type | Required | Notes' },
+  { id: 'BODY-EMPTY', level: 'MUST', area: 'Request bodies', section: '§4.1 rule 1, §4.3 rule 2', title: 'a request with none of its fields is refused', quote: 'One of conversationId or contactId must be provided … locationId and message are required' },
+  { id: 'BODY-WRONG-TYPE', level: 'SHOULD', area: 'Request bodies', section: '§2.3', title: 'a field of the wrong JSON type is refused with a 4xx, never a 5xx', quote: 'message | string | yes … inputVariables | object | no … attachments | array of object | no' },
+  { id: 'BODY-UNKNOWN-FIELD', level: 'INFO', area: 'Request bodies', section: '§2.1, §2.3, §4.1, §4.3', title: 'the reaction to a field the contract does not list is observed', quote: 'Request: multipart/form-data with the fields of 2.1 … Request: application/json, fields of 2.3' },
 
   // Deprecation
   { id: 'DEPRECATED-STILL-SERVED', level: 'MUST', area: 'Deprecation', section: '§4.3, §9.3', title: 'the deprecated path still executes in v3', quote: 'it may be replaced or removed in future versions' },
   { id: 'REPLACEMENT-EXISTS', level: 'MUST', area: 'Deprecation', section: '§4.3 rule 4, §9.3', title: 'the replacement path exists', quote: 'the replacement is POST /agent/{agentId}/execute' },
   { id: 'REPLACEMENT-SAME-SHAPE', level: 'INFO', area: 'Deprecation', section: '§4.3 rule 4', title: 'whether the replacement takes the deprecated shape is observed', quote: 'Request and response shape of the replacement: not shown.' },
-  { id: 'DEPRECATION-HEADERS', level: 'INFO', area: 'Deprecation', section: '§9.3', title: 'the Deprecation, Sunset and Link headers are observed', quote: 'The operation is deprecated' },
+  { id: 'DEPRECATION-HEADERS', level: 'INFO', area: 'Deprecation', section: '§9.3', title: 'the Deprecation, Sunset and Link headers are observed', quote: 'the agent-execution path under /agent-studio/public-api/ is deprecated in favour of POST /agent/{agentId}/execute' },
 
   // Authentication
   { id: 'AUTH-TOKEN-REQUIRED', level: 'MUST', area: 'Authentication', section: '§5.1', title: 'a request without a token is refused', quote: 'Every authenticated request sends the header Authorization: Bearer <ACCESS_TOKEN>.' },
@@ -125,7 +125,7 @@ export const RULES = [
   { id: 'AUTH-TENANT-UPLOAD', level: 'SHOULD', area: 'Authentication', section: '§2.1, §5.2', title: "another location's token cannot upload into this location", quote: 'it is issued either for a Sub-Account (location) or for an Agency (company)' },
   { id: 'AUTH-TENANT-EXECUTE', level: 'SHOULD', area: 'Authentication', section: '§4.3 rule 1, §5.2', title: "another location's token cannot run this location's agent", quote: 'The agent must be active and belong to the locationId in the body.' },
   { id: 'AUTH-TENANT-FILES', level: 'SHOULD', area: 'Authentication', section: '§4.2, §5.2', title: "another location's token gets no signed URL for this location's file", quote: 'it is issued either for a Sub-Account (location) or for an Agency (company)' },
-  { id: 'AUTH-PIT', level: 'INFO', area: 'Authentication', section: '§5.2, §5.8', title: 'private integration token acceptance is observed', quote: 'whether the execute endpoint accepts PITs: not shown' },
+  { id: 'AUTH-PIT', level: 'INFO', area: 'Authentication', section: '§5.2, §5.8', title: 'private integration token acceptance is observed', quote: 'it is sent in the same way as an access token … whether the execute endpoint accepts PITs: not shown' },
 
   // Token endpoints
   { id: 'OAUTH-REFRESH', level: 'MUST', area: 'Token endpoints', section: '§4.4, §5.2', title: 'a refresh token is exchanged for an access token that uploads and executes', quote: 'A refresh token can be exchanged for a new one at POST /oauth/token.' },

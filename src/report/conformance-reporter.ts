@@ -5,31 +5,20 @@ import type { FullConfig, FullResult, Reporter, TestCase, TestError, TestResult 
 import { FileSystemWriter } from 'allure-js-commons/sdk/reporter';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
 import { describeTarget, suiteConfig, type SuiteConfig } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
+import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
+import { writeContractPage } from './contract-page.ts';
+import { type ConformanceReport, counts, LEVELS, type RuleResult, summaryLine, type Verdict } from './verdicts.ts';
 
-export type Verdict = 'passed' | 'failed' | 'skipped' | 'error';
-
-export interface RuleResult {
-  id: string;
-  level: Level;
-  verdict: Verdict;
-  tests: string[];
-  detail: string;
-}
-
-export interface ConformanceReport {
-  mode: string;
-  target: string;
-  apiVersion: string;
-  serverTime: string | null;
-  rules: RuleResult[];
-}
+export type { ConformanceReport, RuleResult, Verdict } from './verdicts.ts';
 
 interface Outcome {
   title: string;
+  /** Playwright's id of the test. */
+  id: string;
   verdict: Verdict;
   detail: string;
 }
@@ -106,11 +95,11 @@ export default class ConformanceReporter implements Reporter {
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
     const add = (id: string, outcome: Outcome) => rules.set(id, [...(rules.get(id) ?? []), outcome]);
-    add(ruleId, { title: test.title, verdict, detail });
+    add(ruleId, { title: test.title, id: test.id, verdict, detail });
     // A prerequisite the contract guarantees, refused in this test: a failure of the rule that guarantees it.
     for (const violation of notes(ANNOTATION.violation)) {
       const [id, ...what] = violation.split(' ');
-      add(id, { title: test.title, verdict: 'failed', detail: `${what.join(' ')} (a prerequisite of ${test.title})` });
+      add(id, { title: test.title, id: test.id, verdict: 'failed', detail: `${what.join(' ')} (a prerequisite of ${test.title})` });
     }
     this.#outcomes.set(project, rules);
   }
@@ -131,7 +120,12 @@ export default class ConformanceReporter implements Reporter {
     const report = this.#report('');
     writeFileSync(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(this.#outputFile.replace(/\.json$/, '.md'), markdown(report, 'html'));
-    if (this.#shard === null) this.#publish(report);
+    if (this.#shard === null) {
+      // The annotated contract beside the reports, where CONTRACT_URL leads by default; linked to Playwright's report.
+      const dir = dirname(this.#outputFile);
+      writeContractPage(dir, { report, htmlReport: relative(dir, join(this.#config?.reportsDir ?? dir, 'html', 'index.html')) });
+      this.#publish(report);
+    }
     process.stdout.write(matrix(report));
     if (this.#deprecatedUses.size > 0) {
       process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
@@ -175,7 +169,7 @@ export default class ConformanceReporter implements Reporter {
         id: rule.id,
         level: rule.level,
         verdict,
-        tests: outcomes.map((o) => o.title),
+        tests: outcomes.map(({ title, id }) => ({ title, id })),
         detail: outcomes.length === 0 ? 'no test of this rule ran' : [...new Set(details)].join('\n'),
       };
     });
@@ -196,18 +190,6 @@ const LABEL: Record<Level, Record<Verdict, string>> = {
   SHOULD: { passed: 'pass', failed: 'warn', skipped: 'skip', error: 'ERROR' },
   INFO: { passed: 'seen', failed: 'seen', skipped: 'skip', error: 'ERROR' },
 };
-
-const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
-
-/** `14 passed, 1 failed, 23 skipped, 0 errors`: the verdicts of one level's rules. */
-function counts(report: ConformanceReport, level: Level): string {
-  const count = (verdict: Verdict) => report.rules.filter((r) => r.level === level && r.verdict === verdict).length;
-  return `${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped, ${count('error')} errors`;
-}
-
-function summaryLine(report: ConformanceReport): string {
-  return LEVELS.map((level) => `${level}: ${counts(report, level)}`).join(' | ');
-}
 
 /** The rules people must look at first: MUST failures and rules nobody could judge, then SHOULD warnings, then the rest. */
 function byUrgency(report: ConformanceReport) {
@@ -233,9 +215,12 @@ function overview(report: ConformanceReport): Record<string, string> {
   };
 }
 
+/** The contract's coverage by the catalogue (src/contract/coverage.ts): the same figure as the contract's page. */
+const coverage = (): string => coverageLine(coverageOf(annotatedContract().annotated));
+
 function matrix(report: ConformanceReport): string {
   const lines = report.rules.map((r) => `  ${LABEL[r.level][r.verdict].padEnd(5)} ${r.level.padEnd(6)} ${r.id}`);
-  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n`;
+  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n${coverage()}\n`;
 }
 
 /**
@@ -261,6 +246,8 @@ function markdown(report: ConformanceReport, flavour: 'html' | 'plain'): string 
     `API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'}.`,
     '',
     summaryLine(report),
+    '',
+    `${coverage()} (the annotated contract: contract.html beside the reports).`,
     '',
     ...section('Failures: MUST rules failed, and rules not judged', failures),
     ...section('Warnings: SHOULD rules failed', warnings),

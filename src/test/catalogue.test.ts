@@ -11,7 +11,8 @@ import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { faultCatalogue, FAULTS } from '../../reference/faults.ts';
 import { CASES_DIR, loadTable, type TableFile, TABLES } from '../contract/cases.ts';
-import { contractAnchor } from '../contract/contract.ts';
+import { CONTRACT_FILE, contractAnchor } from '../contract/contract.ts';
+import { annotate, annotatedContract, contractLines, loadUnchecked, normalForm, quoteParts, quoteProblems, uncheckedProblems, unitsOf } from '../contract/coverage.ts';
 import { contractPage } from '../report/contract-page.ts';
 import { type Level, RULES, type Rule } from '../contract/rules.ts';
 import { openapi } from '../contract/openapi.ts';
@@ -60,11 +61,6 @@ describe('the rule catalogue (src/contract/rules.ts)', () => {
     noViolations(violations, 'rules sharing a title');
   });
 
-  test('quotes are not empty', () => {
-    const violations = CATALOGUE.filter((rule) => rule.quote.trim() === '').map((rule) => `${rule.id} has an empty quote`);
-    noViolations(violations, 'quotes');
-  });
-
   test("every section cited is a section of contract/platform-api.md, and the contract's page has its anchor", () => {
     const page = contractPage();
     const violations = CATALOGUE.flatMap((rule) =>
@@ -77,6 +73,74 @@ describe('the rule catalogue (src/contract/rules.ts)', () => {
       }),
     );
     noViolations(violations, 'cited sections');
+  });
+});
+
+describe('the contract sentence by sentence (src/contract/coverage.ts, contract/unchecked.json)', () => {
+  const text = readFileSync(CONTRACT_FILE, 'utf8');
+  const units = unitsOf(contractLines(text));
+
+  test("every rule's quote is the contract's own words, standing in a section the rule cites", () => {
+    noViolations(quoteProblems(CATALOGUE, units), "quotes that no longer stand in contract/platform-api.md");
+  });
+
+  test('a changed word of a quoted sentence or row is named with its rule', () => {
+    const drifted = text.replace('| Maximum files per upload | 5 |', '| Maximum files per upload | 10 |').replace('Afterwards the attachment is private.', 'Afterwards the attachment is removed.');
+    // Only what the change broke, whatever else the contract's copy may have broken (the test above names that).
+    const before = new Set(quoteProblems(CATALOGUE, units));
+    const problems = quoteProblems(CATALOGUE, unitsOf(contractLines(drifted))).filter((problem) => !before.has(problem));
+    assert.deepEqual(
+      problems,
+      [
+        'UPLOAD-FILES-MAX: "Maximum files per upload | 5" no longer stands in §8 of contract/platform-api.md (the contract drifted: the catalogue must follow)',
+        'UPLOAD-SIZE-TOTAL: "Maximum files per upload | 5" no longer stands in §8 of contract/platform-api.md (the contract drifted: the catalogue must follow)',
+        'SECURE-PRIVATE-AFTER: "Afterwards the attachment is private." no longer stands in §4.1 of contract/platform-api.md (the contract drifted: the catalogue must follow)',
+      ],
+    );
+  });
+
+  test('a quote standing only outside the sections its rule cites, or too short to prove anything, is named', () => {
+    const rule = (quote: string): Rule => ({ ...CATALOGUE[0], id: 'X-RULE', section: '§8', quote });
+    assert.deepEqual(quoteProblems([rule('Afterwards the attachment is private.'), rule('Rate limits … Maximum files per upload | 5')], units), [
+      'X-RULE: "Afterwards the attachment is private." no longer stands in §8 of contract/platform-api.md (the contract drifted: the catalogue must follow)',
+      'X-RULE: "Rate limits" is shorter than 3 words, too short to show the sentence still stands',
+    ]);
+  });
+
+  test('one normal form for the contract and the quotes: no code marks, whitespace collapsed, cells joined by " | ", list markers dropped', () => {
+    assert.equal(normalForm('Files are sent under the key  `fileAttachment`.'), 'Files are sent under the key fileAttachment.');
+    assert.deepEqual(quoteParts('Images | JPG, JPEG, PNG, …'), ['Images | JPG, JPEG, PNG,']);
+    const sample = ['## 8. Limits', '', '| Limit | Value |', '|---|---|', '| Maximum files per upload | 5 |', '', '- Rules:', '  1. One `a`. Two b 2.0 c.'].join('\n');
+    assert.deepEqual(
+      unitsOf(contractLines(sample)).map((unit) => [unit.kind, unit.section, unit.anchor, unit.text]),
+      [
+        ['row', '8', '8-limits', 'Maximum files per upload | 5'],
+        ['sentence', '8', '8-limits', 'One a.'],
+        ['sentence', '8', '8-limits', 'Two b 2.0 c.'],
+      ],
+    );
+  });
+
+  test('contract/unchecked.json validates against its schema, and gives a reason for every sentence and row no rule quotes, and for nothing else', () => {
+    const unchecked = loadUnchecked();
+    noViolations(uncheckedProblems(annotate(units, CATALOGUE, unchecked), unchecked), 'contract/unchecked.json against the contract and the catalogue');
+  });
+
+  test('a sentence neither checked nor explained, an explained sentence a rule checks, and an entry naming no sentence are each named', () => {
+    const unchecked = [
+      { section: '8', words: 'Rate limits: not shown.', reason: 'untestable' as const, why: 'x' },
+      { section: '4.1', words: 'Afterwards the attachment is private.', reason: 'gap' as const, why: 'x' },
+      { section: '4.1', words: 'Afterwards nothing.', reason: 'gap' as const, why: 'x' },
+    ];
+    const problems = uncheckedProblems(annotate(units, CATALOGUE, unchecked), unchecked);
+    assert.ok(problems.includes('§6 "Events, webhooks and notifications: not shown.": no rule quotes it and contract/unchecked.json gives no reason'), problems.join('\n'));
+    assert.ok(problems.includes('§4.1 "Afterwards the attachment is private.": checked by SECURE-PRIVATE-AFTER, yet contract/unchecked.json lists it as gap'), problems.join('\n'));
+    assert.ok(problems.includes('contract/unchecked.json: §4.1 "Afterwards nothing." is no sentence or row of the contract'), problems.join('\n'));
+  });
+
+  test('every rule of the catalogue stands beside at least one sentence or row', () => {
+    const placed = new Set(annotatedContract().annotated.flatMap(({ rules }) => rules.map((rule) => rule.id)));
+    noViolations(CATALOGUE.filter((rule) => !placed.has(rule.id)).map((rule) => rule.id), 'rules beside no sentence');
   });
 });
 

@@ -1,6 +1,7 @@
 // The reports, opened in a real browser (Debian's chromium): the Allure report lists the suites and shows a failing
 // rule with its category and its evidence (from a run against a faulty reference server); in both reports a test's
-// contract link opens the contract at the section its rule cites.
+// contract link opens the contract at the section its rule cites; the annotated contract shows each rule's verdict
+// beside its words and links it to its test.
 import { type Browser, chromium, type Page } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -54,6 +55,9 @@ async function opensCitedSection(page: Page, link: ReturnType<Page['locator']>, 
   await contract.close();
 }
 
+/** The badge of a rule in the row of the contract's page whose first cell is `row`. */
+const ruleBeside = (page: Page, row: string, rule: string) => page.locator('tr', { has: page.locator('td', { hasText: row }) }).locator(`[data-rule="${rule}"]`);
+
 // CI installs chromium (.ci/run); elsewhere the tests say what is missing instead of failing.
 const missing = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} is not installed (apt-get install chromium)` : false;
 
@@ -90,6 +94,11 @@ describe('the reports in a browser', { skip: missing }, () => {
       await page.getByText('Category: MUST violations').waitFor();
       await page.getByText('Expected: a 4xx refusal').first().waitFor();
       await opensCitedSection(page, page.getByRole('link', { name: 'Contract §8' }), `${origin}/contract.html`);
+      // The annotated contract the Allure report serves gives the rule this run's verdict beside its row of §8.
+      const annotated = await browser.newPage();
+      await annotated.goto(`${origin}/contract.html`);
+      assert.equal(await ruleBeside(annotated, 'Maximum files per upload', 'UPLOAD-FILES-MAX').locator('.verdict').textContent(), 'fail');
+      await annotated.close();
       await page.getByText('Attachments').first().click();
       await page.getByText('evidence').first().click();
       // The evidence shows the judged request and its answer, with the token redacted.
@@ -103,7 +112,7 @@ describe('the reports in a browser', { skip: missing }, () => {
     }
   });
 
-  test('the Playwright HTML report, opened as a file, links each test to its contract section by default', { timeout: 120_000 }, async () => {
+  test('the Playwright HTML report, opened as a file, links each test to its contract section by default, and the annotated contract each rule to its test', { timeout: 120_000 }, async () => {
     const reports = join(work, 'playwright');
     const run = runRule(reports, { SUITE_MODE: 'replay', CONTRACT_URL: '' });
     assert.equal(run.status, 0, `the replay passes:\n${String(run.stdout).slice(-2000)}`);
@@ -113,5 +122,18 @@ describe('the reports in a browser', { skip: missing }, () => {
     // The link sits in the `contract` annotation, after the rule's quote.
     const link = page.locator('.test-case-annotation', { hasText: /^contract:/ }).getByRole('link');
     await opensCitedSection(page, link, pathToFileURL(join(reports, 'contract.html')).href);
+
+    // The annotated contract of the same run: the verdict beside the rule's words, its link to the test.
+    await page.goto(pathToFileURL(join(reports, 'contract.html')).href);
+    assert.match(await page.locator('#summary').innerText(), /Contract coverage: \d+ of \d+ testable sentences checked/);
+    const badge = ruleBeside(page, 'Maximum files per upload', 'UPLOAD-FILES-MAX');
+    assert.equal(await badge.locator('.verdict').textContent(), 'pass');
+    // A rule none of this run's tests named says so.
+    assert.equal(await ruleBeside(page, 'Maximum file size', 'UPLOAD-SIZE-MAX').locator('.verdict').textContent(), 'skipped: no test of this rule ran');
+    await badge.getByRole('link', { name: 'UPLOAD-FILES-MAX', exact: true }).click();
+    // The test's own page, not the list: its first test by title.
+    await page.locator('.test-case-column').getByText('UPLOAD-FILES-MAX a sixth file is refused', { exact: true }).first().waitFor();
+    assert.equal(await page.getByText('Test not found').count(), 0);
+    assert.match(page.url(), /\/html\/index\.html#\?testId=/);
   });
 });

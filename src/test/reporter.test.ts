@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { ANNOTATION } from '../report/annotations.ts';
 import { loadConfig, readEnvironment, type SuiteConfig } from '../config/config.ts';
 import ConformanceReporter, { type ConformanceReport, type RuleResult } from '../report/conformance-reporter.ts';
+import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { RULES } from '../contract/rules.ts';
 
 const DIR = mkdtempSync(join(tmpdir(), 'suite-reporter-'));
@@ -36,7 +37,7 @@ let runs = 0;
 /** One test's end, as Playwright 1.5x reports it: test.annotations and result.annotations are the same list. */
 function end(reporter: ConformanceReporter, run: Run): void {
   const annotations: Annotation[] = [...(run.rule ? [{ type: 'rule', description: run.rule }] : []), ...(run.notes ?? [])];
-  const testCase = { title: run.title ?? `${run.rule ?? 'NO-RULE'} test ${++runs}`, annotations, parent: { project: () => run.project } };
+  const testCase = { id: `id-${++runs}`, title: run.title ?? `${run.rule ?? 'NO-RULE'} test ${runs}`, annotations, parent: { project: () => run.project } };
   const result = { status: run.status, annotations, errors: run.error === undefined ? [] : [{ message: run.error }] };
   reporter.onTestEnd(testCase as unknown as TestCase, result as unknown as TestResult);
 }
@@ -111,7 +112,7 @@ describe('verdict of a rule from its tests', () => {
 
   test('a test without a rule annotation is left out', async () => {
     const { report: json } = await report([{ status: 'failed', error: FAILURE, title: 'helper test' }]);
-    assert.ok(json.rules.every((r) => !r.tests.includes('helper test')));
+    assert.ok(json.rules.every((r) => !r.tests.some((t) => t.title === 'helper test')));
   });
 
   test('the failure detail keeps the first lines of the message, without colours', async () => {
@@ -348,6 +349,7 @@ describe('the matrix where people look first', () => {
     });
     assert.equal(existsSync(summary), false);
     assert.deepEqual(readdirSync(join(dir, 'allure-results')), []);
+    assert.equal(existsSync(join(dir, 'contract.html')), false, 'no contract page of partial verdicts');
   });
 
   test('beside Allure results: the overview lists the failing rules first, then the counts, and the matrix is a global attachment', async () => {
@@ -365,6 +367,29 @@ describe('the matrix where people look first', () => {
     // The Allure report shows HTML tags as text: the rest is a section of its own, not a <details> block.
     inOrder(text, ['## Failures', '## Warnings', '## Every other rule']);
     assert.doesNotMatch(text, /<details>|<br>/);
+  });
+
+  test('the console matrix, conformance.md and the job summary give the contract coverage figure of the contract page', async () => {
+    const summary = join(DIR, `summary-${++files}.md`);
+    const dir = await run({ GITHUB_STEP_SUMMARY: summary });
+    const figure = coverageLine(coverageOf(annotatedContract().annotated));
+    assert.match(figure, /^Contract coverage: \d+ of \d+ testable sentences checked \(\d+ MUST, \d+ SHOULD, \d+ INFO\)/);
+    for (const text of [readFileSync(summary, 'utf8'), readFileSync(join(dir, 'conformance.md'), 'utf8')]) inOrder(text, ['INFO: ', figure, '## Failures']);
+    assert.ok(readFileSync(join(dir, 'contract.html'), 'utf8').includes(figure));
+  });
+
+  test("the contract's page beside the reports shows each rule beside its words with this run's verdict, linked to its test", async () => {
+    const dir = await run({}, (reporter) => end(reporter, { rule: 'UPLOAD-SIZE-UNIT', status: 'skipped', notes: [{ type: ANNOTATION.skip, description: 'no <sixth> file & "more"' }] }));
+    const page = readFileSync(join(dir, 'contract.html'), 'utf8');
+    const badge = (id: string) => new RegExp(`<span class="rule [^"]*" data-rule="${id}"[^>]*>.*?</span></span>`).exec(page)?.[0] ?? '';
+    assert.match(badge('UPLOAD-FILES-MAX'), /verdict-failed.*<a href="[^"]*html\/index\.html#\?testId=id-\d+"[^>]*>UPLOAD-FILES-MAX<\/a> <span class="level">MUST<\/span> <span class="verdict">fail<\/span>/);
+    assert.match(badge('UPLOAD-FILES-MIN'), /<span class="verdict">warn<\/span>/);
+    assert.match(badge('SECURE-URL-FORM'), /<span class="verdict">error<\/span>/);
+    assert.match(badge('UPLOAD-SIZE-MAX'), /<span class="verdict">skipped: no test of this rule ran<\/span>/);
+    assert.match(page, /<span class="unchecked reason-out-of-scope">not checked, out of scope: not specified<\/span>/);
+    for (const rule of RULES) assert.ok(page.includes(`data-rule="${rule.id}"`), `${rule.id} is on the page`);
+    // A skipped rule says why, escaped.
+    assert.match(badge('UPLOAD-SIZE-UNIT'), /<span class="verdict">skipped: no &lt;sixth&gt; file &amp; &quot;more&quot;<\/span>/);
   });
 
   test('a run stopped before any test (the preflight in the global setup) fails, with no matrix of rules nobody judged', async () => {
