@@ -226,9 +226,9 @@ export interface StyleResult {
 }
 
 /** The MUST and SHOULD rules (of those a run ran, when it ran only some) it judges otherwise than the baseline, each in words. */
-export function verdictDifferences(run: Run, baseline: Run, only?: readonly RuleId[]): { rules: RuleId[]; words: string[] } {
+export function verdictDifferences(run: Run, baseline: Run, only?: readonly string[]): { rules: RuleId[]; words: string[] } {
   const verdict = new Map(run.report.rules.map((r) => [r.id, r.verdict]));
-  const differing = baseline.report.rules.filter((r) => r.level !== 'INFO' && (only === undefined || only.includes(r.id as RuleId)) && verdict.get(r.id) !== r.verdict);
+  const differing = baseline.report.rules.filter((r) => r.level !== 'INFO' && (only === undefined || only.includes(r.id)) && verdict.get(r.id) !== r.verdict);
   return { rules: differing.map((r) => r.id as RuleId), words: differing.map((r) => `${r.id}: ${r.verdict} in the default style, ${verdict.get(r.id)} here`) };
 }
 
