@@ -55,6 +55,8 @@ export interface Policy {
   readonly extensionOf: (fileName: string) => string;
   /** How many of an upload's files, from the first, have their size checked; the others are cut to the limit. */
   readonly sizeCheckedFiles: number;
+  /** A limit of §8 the server does not enforce on some kind of upload (by its fields, which arrive before the files). */
+  readonly skipsUploadLimit: (limit: UploadLimit, upload: UploadKind) => boolean;
   /** How many of an upload's files, from the first, have their type checked. */
   readonly typeCheckedFiles: number;
   readonly extensionsIgnoreCase: boolean;
@@ -114,6 +116,8 @@ export interface Policy {
   // The dated change
   /** From this instant (epoch ms) every upload is stored as secure. */
   readonly cutoverAt: number;
+  /** The instant the all-secure regime stops again; the contract says it lasts. */
+  readonly cutoverEndsAt: number;
   /** After the cutover isSecureAttachment=false no longer makes an upload non-secure. */
   readonly cutoverOverridesFlag: boolean;
 
@@ -138,7 +142,8 @@ export interface Policy {
   readonly continueSessions: boolean;
   /** Every new session gets this executionId rather than a fresh one. */
   readonly fixedExecutionId?: string;
-  readonly newInteractionPerTurn: boolean;
+  /** Whether the exchange of this turn of a session (1, 2, …) gets a new interactionId rather than the previous one. */
+  readonly newInteractionOnTurn: (turn: number) => boolean;
   /** interactionIds count the turns of a session (`int-1`, `int-2`…) instead of being unique. */
   readonly interactionIdsPerSession: boolean;
   /** `success` of an execution that succeeded. */
@@ -180,6 +185,16 @@ export interface UploadedFile {
   readonly url: string;
 }
 
+/** The limits of §8 a server enforces per upload. */
+export type UploadLimit = 'count' | 'size';
+
+/** What kind of upload it is, from the fields sent before its files. */
+export interface UploadKind {
+  readonly isSecureAttachment?: string;
+  readonly conversation: boolean;
+  readonly contact: boolean;
+}
+
 /** A token (a continuation may take its session's), the message, the agent's location, the agent's status. */
 export type AgentCheck = 'token' | 'message' | 'agent-location' | 'active';
 
@@ -209,6 +224,7 @@ export const DEFAULT_POLICY: Policy = {
   allowedExtensions: ALLOWED_EXTENSION_SET,
   extensionOf,
   sizeCheckedFiles: Number.POSITIVE_INFINITY,
+  skipsUploadLimit: () => false,
   typeCheckedFiles: Number.POSITIVE_INFINITY,
   extensionsIgnoreCase: true,
   requireLocation: true,
@@ -247,6 +263,7 @@ export const DEFAULT_POLICY: Policy = {
   signedDownloadRange: () => undefined,
 
   cutoverAt: Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`),
+  cutoverEndsAt: Number.POSITIVE_INFINITY,
   cutoverOverridesFlag: true,
 
   executePaths: [DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH],
@@ -262,7 +279,7 @@ export const DEFAULT_POLICY: Policy = {
   requireExecutionId: false,
   rejectUnknownSessions: true,
   continueSessions: true,
-  newInteractionPerTurn: true,
+  newInteractionOnTurn: () => true,
   interactionIdsPerSession: false,
   reportedSuccess: true,
   goalCompletion: false,

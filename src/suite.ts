@@ -23,6 +23,9 @@ import { TimeTravel, type TimeTravelMode } from './time/time-travel.ts';
 import { RATE_WINDOW_MS, RateLimiter, rateShare } from './client/politeness.ts';
 import { Transport } from './client/transport.ts';
 import { excerpt } from './checks/expectations.ts';
+import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
+import type { Case } from './contract/domains.ts';
+import type { Space } from './contract/generate.ts';
 
 export { expect } from './checks/expectations.ts';
 
@@ -310,4 +313,23 @@ export function requireControl(control: Reply, what: string, guaranteedBy: RuleI
     test.info().annotations.push({ type: ANNOTATION.violation, description: `${guaranteedBy} ${what} answered ${answer(control)}` });
   }
   inconclusive(`${refused}: a refusal of the variant would prove nothing`);
+}
+
+/**
+ * A rule checked over its domain (src/checks/property.ts): every request of the pairwise cover, then samples drawn
+ * from GENERATOR_SEED. A failure is reported as the smallest request that shows it; a refused control the contract
+ * guarantees fails `guaranteedBy` and leaves the check inconclusive; a run where no request applied skips.
+ */
+export async function forEvery(space: Space, guaranteedBy: RuleId, check: (request: Case) => Promise<CaseOutcome>): Promise<void> {
+  const run = await checkProperty(space, suiteConfig().generator.seed, check);
+  const total = run.pairwise + run.samples;
+  observe(`${total} requests: ${run.pairwise} covering every pair of values of ${run.varied.join(', ') || 'its one request'}, then ${run.samples} drawn from seed ${run.seed}`);
+  if (run.failure) {
+    const { request, shrinks, error } = run.failure;
+    const found = `the smallest failing request: ${describeCase(request, run.varied)} (shrunk in ${shrinks} steps; GENERATOR_SEED=${run.seed} draws the same samples)`;
+    throw Object.assign(new Error(`${found}\n\n${(error as Error)?.message ?? String(error)}`), { stack: undefined });
+  }
+  if (run.refusedControl) requireControl(run.refusedControl.reply, run.refusedControl.what, guaranteedBy);
+  if (run.notApplicable.length > 0) observe(`not applicable: ${run.notApplicable.join('; ')}`);
+  test.skip(run.notApplicable.length >= total, `not applicable to any request of the domain: ${run.notApplicable[0]}`);
 }

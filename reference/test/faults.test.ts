@@ -219,6 +219,18 @@ const PROBES: Record<FaultName, Probe> = {
     });
     return (await upload(app, { headers: apiHeaders(issued.json().access_token) })).statusCode;
   },
+  'upload-count-unchecked-when-secure': uploadStatus({ fields: secureFields, files: files(6) }),
+  'upload-size-unchecked-contact-only': uploadStatus({
+    fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' },
+    files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }],
+  }),
+  'cutover-ends-new-year': urlPathAt('2027-01-01T00:00:00Z'),
+  'session-interaction-reused-turn-4': async (app) => {
+    const { executionId } = (await execute(app)).json();
+    const ids: string[] = [];
+    for (let turn = 2; turn <= 4; turn++) ids.push((await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } })).json().interactionId);
+    return new Set(ids).size;
+  },
 };
 
 async function observe(probe: Probe, fault?: FaultName): Promise<unknown> {

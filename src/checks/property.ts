@@ -1,0 +1,53 @@
+// A rule as a property over its domain: fast-check runs the check on every request of the pairwise cover first, then
+// on samples drawn from the seed, and shrinks a failure to the smallest request that still shows it (each dimension
+// towards its first, simplest value). The check judges one request; it throws on a violation of the rule.
+import fc from 'fast-check';
+import type { Reply } from '../client/api.ts';
+import type { Case } from '../contract/domains.ts';
+import { arbitraryOf, pairwise, type Space } from '../contract/generate.ts';
+
+/**
+ * What one request showed besides a violation (thrown): nothing (the rule held), a reason it could not apply (a
+ * replacement path whose shapes are not shown), or a control the contract guarantees that was refused.
+ */
+export type CaseOutcome = void | { notApplicable: string } | { refusedControl: Reply; what: string };
+
+export interface PropertyRun {
+  seed: number;
+  /** The requests of the pairwise cover, and the samples drawn after them. */
+  pairwise: number;
+  samples: number;
+  /** The dimensions that varied in this run. */
+  varied: string[];
+  notApplicable: string[];
+  refusedControl?: { reply: Reply; what: string };
+  /** The smallest request found that breaks the rule, and the error it gave. */
+  failure?: { request: Case; shrinks: number; error: unknown };
+}
+
+/** Samples drawn from the seed after the pairwise cover: each run (each commit's seed) tries a few requests more. */
+export const SAMPLES = 4;
+
+export async function checkProperty(space: Space, seed: number, check: (request: Case) => Promise<CaseOutcome>): Promise<PropertyRun> {
+  const cover = pairwise(space);
+  const run: PropertyRun = {
+    seed,
+    pairwise: cover.length,
+    samples: SAMPLES,
+    varied: Object.keys(space.dimensions).filter((name) => space.dimensions[name].length > 1),
+    notApplicable: [],
+  };
+  const property = fc.asyncProperty(arbitraryOf(space), async (request) => {
+    const outcome = await check(request);
+    if (outcome && 'notApplicable' in outcome) run.notApplicable.push(`${describeCase(request, run.varied)}: ${outcome.notApplicable}`);
+    if (outcome && 'refusedControl' in outcome) run.refusedControl ??= { reply: outcome.refusedControl, what: `${outcome.what} (${describeCase(request, run.varied)})` };
+  });
+  const result = await fc.check(property, { seed, numRuns: cover.length + SAMPLES, examples: cover.map((request) => [request]) });
+  if (result.failed && result.counterexample) run.failure = { request: result.counterexample[0], shrinks: result.numShrinks, error: result.errorInstance };
+  return run;
+}
+
+/** A request by the values of the dimensions that varied: `target=contact, secureFlag=true`. */
+export function describeCase(request: Case, varied: readonly string[]): string {
+  return varied.map((name) => `${name}=${request[name]}`).join(', ') || 'the one request of the domain';
+}
