@@ -18,7 +18,8 @@ import { redactText } from './config/redact.ts';
 import { RefreshChain } from './client/refresh-chain.ts';
 import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './contract/rules.ts';
 import { Secrets } from './config/secrets.ts';
-import { ServerClock } from './time/server-clock.ts';
+import { regimeAt, ServerClock } from './time/server-clock.ts';
+import type { Reach } from './checks/requests.ts';
 import { TimeTravel, type TimeTravelMode } from './time/time-travel.ts';
 import { RATE_WINDOW_MS, RateLimiter, rateShare } from './client/politeness.ts';
 import { Transport } from './client/transport.ts';
@@ -320,7 +321,7 @@ export function requireControl(control: Reply, what: string, guaranteedBy: RuleI
  * from GENERATOR_SEED. A failure is reported as the smallest request that shows it; a refused control the contract
  * guarantees fails `guaranteedBy` and leaves the check inconclusive; a run where no request applied skips.
  */
-export async function forEvery(space: Space, guaranteedBy: RuleId, check: (request: Case) => Promise<CaseOutcome>): Promise<void> {
+export async function forEvery(space: Space, check: (request: Case) => Promise<CaseOutcome>): Promise<void> {
   const run = await checkProperty(space, suiteConfig().generator.seed, check);
   const total = run.pairwise + run.samples;
   observe(`${total} requests: ${run.pairwise} covering every pair of values of ${run.varied.join(', ') || 'its one request'}, then ${run.samples} drawn from seed ${run.seed}`);
@@ -329,7 +330,13 @@ export async function forEvery(space: Space, guaranteedBy: RuleId, check: (reque
     const found = `the smallest failing request: ${describeCase(request, run.varied)} (shrunk in ${shrinks} steps; GENERATOR_SEED=${run.seed} draws the same samples)`;
     throw Object.assign(new Error(`${found}\n\n${(error as Error)?.message ?? String(error)}`), { stack: undefined });
   }
-  if (run.refusedControl) requireControl(run.refusedControl.reply, run.refusedControl.what, guaranteedBy);
-  if (run.notApplicable.length > 0) observe(`not applicable: ${run.notApplicable.join('; ')}`);
+  const { refusedControl } = run;
+  if (refusedControl) requireControl(refusedControl.refusedControl, refusedControl.what, refusedControl.guaranteedBy);
   test.skip(run.notApplicable.length >= total, `not applicable to any request of the domain: ${run.notApplicable[0]}`);
+  if (run.notApplicable.length > 0) observe(`not applicable to ${run.notApplicable.length} of them, as ${run.notApplicable[0]}`);
+}
+
+/** What the server's clock reaches: every instant with a test clock, else the regime it is in now. */
+export async function reachOf(clock: ServerClock): Promise<Reach> {
+  return { movable: clock.movable, regime: regimeAt(await clock.now()) };
 }

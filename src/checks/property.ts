@@ -4,13 +4,21 @@
 import fc from 'fast-check';
 import type { Reply } from '../client/api.ts';
 import type { Case } from '../contract/domains.ts';
-import { arbitraryOf, pairwise, type Space } from '../contract/generate.ts';
+import { arbitraryOf, pairwise, type Space, variedOf } from '../contract/generate.ts';
+import type { RuleId } from '../contract/rules.ts';
 
 /**
  * What one request showed besides a violation (thrown): nothing (the rule held), a reason it could not apply (a
  * replacement path whose shapes are not shown), or a control the contract guarantees that was refused.
  */
-export type CaseOutcome = void | { notApplicable: string } | { refusedControl: Reply; what: string };
+export type CaseOutcome = void | { notApplicable: string } | RefusedControl;
+
+/** A request the contract guarantees (`guaranteedBy`) that was refused: the case proves nothing, and that rule fails. */
+export interface RefusedControl {
+  refusedControl: Reply;
+  what: string;
+  guaranteedBy: RuleId;
+}
 
 export interface PropertyRun {
   seed: number;
@@ -20,7 +28,7 @@ export interface PropertyRun {
   /** The dimensions that varied in this run. */
   varied: string[];
   notApplicable: string[];
-  refusedControl?: { reply: Reply; what: string };
+  refusedControl?: RefusedControl;
   /** The smallest request found that breaks the rule, and the error it gave. */
   failure?: { request: Case; shrinks: number; error: unknown };
 }
@@ -34,13 +42,13 @@ export async function checkProperty(space: Space, seed: number, check: (request:
     seed,
     pairwise: cover.length,
     samples: SAMPLES,
-    varied: Object.keys(space.dimensions).filter((name) => space.dimensions[name].length > 1),
+    varied: variedOf(space),
     notApplicable: [],
   };
   const property = fc.asyncProperty(arbitraryOf(space), async (request) => {
     const outcome = await check(request);
     if (outcome && 'notApplicable' in outcome) run.notApplicable.push(`${describeCase(request, run.varied)}: ${outcome.notApplicable}`);
-    if (outcome && 'refusedControl' in outcome) run.refusedControl ??= { reply: outcome.refusedControl, what: `${outcome.what} (${describeCase(request, run.varied)})` };
+    if (outcome && 'refusedControl' in outcome) run.refusedControl ??= { ...outcome, what: `${outcome.what} (${describeCase(request, run.varied)})` };
   });
   const result = await fc.check(property, { seed, numRuns: cover.length + SAMPLES, examples: cover.map((request) => [request]) });
   if (result.failed && result.counterexample) run.failure = { request: result.counterexample[0], shrinks: result.numShrinks, error: result.errorInstance };

@@ -44,8 +44,8 @@ export const DOMAINS = {
     count: { why: '§8: 1 to 5 files in one upload', values: [1, 2, 3, 4, 5] },
     position: { why: '§8 "each uploaded file": the file under test first, in the middle or last of the upload', values: ['first', 'middle', 'last'] },
     type: { why: '§8: a file of each category of allowed types (images, videos, audio, documents, archives, other)', values: ['pdf', 'png', 'mp4', 'mp3', 'zip', 'vcf'] },
-    // RFC 7578 §4.2: the filename parameter is the client's; §8 gives extensions, not their case.
-    nameForm: { why: 'RFC 7578 §4.2: the file name as a client may send it: plain, with spaces, its extension in upper case', values: ['plain', 'spaces', 'upper-case extension'] },
+    // The case of an extension is UPLOAD-EXT-CASE's (SHOULD), so it is not a dimension of MUST rules.
+    nameForm: { why: 'RFC 7578 §4.2: the filename parameter is the client\'s: plain, with spaces, with several dots before the extension', values: ['plain', 'spaces', 'several dots'] },
     instant: { why: '§4.1 rule 6 "from 30 November 2026": near its start and far after it (LATER_INSTANTS)', values: Object.keys(LATER_INSTANTS) },
   },
   execution: {

@@ -19,6 +19,9 @@ export function spaceOf(rule: PropertyRule, reachable: Readonly<Record<string, r
   return { dimensions: Object.fromEntries(names.map((name) => [name, reachable[name] ?? valuesFor(rule, name)])), valid };
 }
 
+/** The dimensions of the space that take more than one value. */
+export const variedOf = (space: Space) => Object.keys(space.dimensions).filter((name) => space.dimensions[name].length > 1);
+
 /** Every valid request of the space, the first values first. */
 export function product(space: Space): Case[] {
   let cases: Case[] = [{}];
@@ -38,7 +41,7 @@ function pairsOf(names: readonly string[], request: Case): string[] {
  * covering most pairs not yet covered, the earliest on a tie, so the cover is the same in every run.
  */
 export function pairwise(space: Space): Case[] {
-  const names = Object.keys(space.dimensions).filter((name) => space.dimensions[name].length > 1);
+  const names = variedOf(space);
   const candidates = product(space).map((request) => ({ request, pairs: pairsOf(names, request) }));
   if (names.length === 0) return candidates.slice(0, 1).map((c) => c.request);
   const uncovered = new Set(candidates.flatMap((c) => c.pairs));
