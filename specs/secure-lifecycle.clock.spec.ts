@@ -2,18 +2,20 @@
 // test clock a test moves it (the clock fixture puts it back); the opt-in slow project (SUITE_SLOW=1) really waits;
 // against a live target without either, a check over time after an upload judges an upload an earlier run left
 // once it has aged, and leaves its own for a later run (travel.afterUpload); with nothing aged yet it skips.
-import type { Api } from '../src/client/api.ts';
+import { accepted, type Api } from '../src/client/api.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
 import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
 import { anonymousLeaks, describeLeaks } from '../src/checks/privacy.ts';
-import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { describeCase } from '../src/checks/property.ts';
+import { REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
+import type { Case } from '../src/contract/domains.ts';
+import { variedOf } from '../src/contract/generate.ts';
+import { expect, forEvery, observe, prerequisiteFailed, reachOf, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/files/test-file.ts';
 import type { Uploaded } from '../src/time/aged-state.ts';
 import type { Upload } from '../src/time/time-travel.ts';
 
-/** Readings of "from 30 November 2026" agree on these: before in every time zone, and after in every one. */
-const BEFORE_CUTOVER = '2026-11-29T09:00:00Z';
-const AFTER_CUTOVER = '2026-11-30T12:00:00Z';
+const { before: BEFORE_CUTOVER, after: AFTER_CUTOVER } = REGIME_INSTANTS;
 const DAY = 24 * HOUR;
 /** Far from every edge: a month after the upload. */
 const MONTH = 30 * DAY;
@@ -218,6 +220,32 @@ test.describe('the change of 30 November 2026', () => {
         instants: [HOUR + travel.margin],
         check: (uploaded, when) => expectPrivate(api, uploaded, when),
       });
+    });
+  }
+
+  // "From 30 November 2026" has no end: each upload of the domain, at instants near the change and far after it
+  // (LATER_INSTANTS), is stored as secure. Without a test clock the instant is the server's now, so each run after the
+  // date judges another one, and says which.
+  const later = [
+    { id: 'CUTOVER-ALL-SECURE', statement: 'every upload at every later instant is secure' },
+    { id: 'CUTOVER-FLAG-IGNORED', statement: 'isSecureAttachment=false is ignored at every later instant' },
+  ] as const;
+  for (const { id, statement } of later) {
+    test(...rule(id, statement), async ({ api, travel, clock }) => {
+      await travel.ensureRegime('after', AFTER_CUTOVER);
+      const space = uploadSpace(id, api.target, await reachOf(clock));
+      await forEvery(space, async (request: Case) => {
+        if (clock.movable) await travel.jumpTo(String(request.instant));
+        const label = describeCase(request, variedOf(space));
+        const files = uploadFilesOf(request, 'later', Number(request.count));
+        const reply = await api.upload(`upload ${label}`, { fields: uploadFieldsOf(api, request), files });
+        if (!accepted(reply)) return { refusedControl: reply, what: 'an upload after the change', guaranteedBy: 'UPLOAD-ACCEPTED' as const };
+        // Not every URL an answer offers need be a file's; a file stored as non-secure leaves fewer secure URLs than files.
+        const offered = absoluteUrls(reply.json());
+        const secure = new Set(offered.filter((url) => slugOf(url) !== undefined));
+        expect(secure.size, `URLs of the form /files/d/{slug} for ${files.length} files (${label}), §4.1 rule 6: every file is stored as secure; offered: ${offered.join(', ')}`).toBeGreaterThanOrEqual(files.length);
+      });
+      if (!clock.movable) observe(`judged at the server's date ${new Date(await clock.now()).toISOString()}`);
     });
   }
 

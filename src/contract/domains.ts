@@ -51,7 +51,7 @@ export const DOMAINS = {
   execution: {
     path: { why: '§4.3 rule 4, §9.3: the deprecated path and its replacement', values: ['deprecated', 'replacement'] },
     optionalFields: { why: '§2.3: none, inputVariables, attachments, contactId, or the source query parameter', values: ['none', 'inputVariables', 'attachments', 'contactId', 'source'] },
-    turns: { why: '§3: a session of this many exchanges, its first message and continuations, longer than any other check needs', values: [1, 2, 3, 4, 5, 6, 7, 8] },
+    turns: { why: '§3: a session of this many exchanges, its first message and continuations, longer than any other check needs', values: [1, 2, 3, 4, 5, 6] },
   },
 } as const satisfies Record<string, Record<string, Dimension>>;
 
