@@ -10,7 +10,7 @@ import { describeCase } from '../src/checks/property.ts';
 import { REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
 import type { Case } from '../src/contract/domains.ts';
 import { variedOf } from '../src/contract/generate.ts';
-import { expect, forEvery, observe, prerequisiteFailed, reachOf, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { expect, forEvery, instantKeeper, observe, prerequisiteFailed, reachOf, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/files/test-file.ts';
 import type { Uploaded } from '../src/time/aged-state.ts';
 import type { Upload } from '../src/time/time-travel.ts';
@@ -234,8 +234,9 @@ test.describe('the change of 30 November 2026', () => {
     test(...rule(id, statement), async ({ api, travel, clock }) => {
       await travel.ensureRegime('after', AFTER_CUTOVER);
       const space = uploadSpace(id, api.target, await reachOf(clock));
+      const moveTo = instantKeeper(travel, clock.movable);
       await forEvery(space, async (request: Case) => {
-        if (clock.movable) await travel.jumpTo(String(request.instant));
+        await moveTo(String(request.instant));
         const label = describeCase(request, variedOf(space));
         const files = uploadFilesOf(request, 'later', Number(request.count));
         const reply = await api.upload(`upload ${label}`, { fields: uploadFieldsOf(api, request), files });

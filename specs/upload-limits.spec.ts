@@ -10,9 +10,8 @@ import { MAX_FILE_BYTES_BINARY, MAX_FILES_PER_UPLOAD } from '../src/contract/con
 import type { Case, PropertyRule } from '../src/contract/domains.ts';
 import { variedOf } from '../src/contract/generate.ts';
 import type { TestFile } from '../src/files/test-file.ts';
-import { expect, forEvery, observe, reachOf, requireControl, rule, test } from '../src/suite.ts';
+import { expect, forEvery, instantKeeper, observe, reachOf, requireControl, rule, test } from '../src/suite.ts';
 import { filesOf, testFile } from '../src/files/test-file.ts';
-import type { TimeTravel } from '../src/time/time-travel.ts';
 
 /** A limit as a property: the upload of the request's kind with `over` is refused beside the same upload with `within`, accepted. */
 interface LimitProperty {
@@ -38,8 +37,8 @@ const LIMIT_PROPERTIES: LimitProperty[] = [
 ];
 
 /** Checks one request of a limit's domain: in its regime (a test clock moves there), the upload over the limit is refused. */
-async function limitHolds(api: Api, travel: TimeTravel, movable: boolean, property: LimitProperty, request: Case, label: string) {
-  if (movable) await travel.jumpTo(REGIME_INSTANTS[request.regime as keyof typeof REGIME_INSTANTS]);
+async function limitHolds(api: Api, moveTo: (iso: string) => Promise<void>, property: LimitProperty, request: Case, label: string) {
+  await moveTo(REGIME_INSTANTS[request.regime as keyof typeof REGIME_INSTANTS]);
   const fields = uploadFieldsOf(api, request);
   const control = await api.upload(`${label}, within the limit (the control)`, { fields, files: property.within(request) });
   if (!accepted(control)) return { refusedControl: control, what: 'the same upload within the limit', guaranteedBy: 'UPLOAD-ACCEPTED' as const };
@@ -66,7 +65,8 @@ test.describe('upload limits', () => {
   for (const property of LIMIT_PROPERTIES) {
     test(...rule(property.rule, property.statement), async ({ api, clock, travel }) => {
       const space = uploadSpace(property.rule, api.target, await reachOf(clock));
-      await forEvery(space, (request) => limitHolds(api, travel, clock.movable, property, request, describeCase(request, variedOf(space))));
+      const moveTo = instantKeeper(travel, clock.movable);
+      await forEvery(space, (request) => limitHolds(api, moveTo, property, request, describeCase(request, variedOf(space))));
     });
   }
 

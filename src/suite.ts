@@ -336,6 +336,16 @@ export async function forEvery(space: Space, check: (request: Case) => Promise<C
   if (run.notApplicable.length > 0) observe(`not applicable to ${run.notApplicable.length} of them, as ${run.notApplicable[0]}`);
 }
 
+/** Moves a test clock to each request's instant, once per run of requests at the same one; without one, stays. */
+export function instantKeeper(travel: TimeTravel, movable: boolean): (iso: string) => Promise<void> {
+  let at: string | undefined;
+  return async (iso) => {
+    if (!movable || iso === at) return;
+    await travel.jumpTo(iso);
+    at = iso;
+  };
+}
+
 /** What the server's clock reaches: every instant with a test clock, else the regime it is in now. */
 export async function reachOf(clock: ServerClock): Promise<Reach> {
   return { movable: clock.movable, regime: regimeAt(await clock.now()) };

@@ -2,7 +2,7 @@
 // can reach: a regime only a test clock can move to, a field only a configured id can fill.
 import type { Api, Fields } from '../client/api.ts';
 import type { Target } from '../config/config.ts';
-import { type Case, isValidUpload, type PropertyRule, type Value } from '../contract/domains.ts';
+import { type Case, isValidUpload, type PropertyRule, RULE_DOMAINS, type Value } from '../contract/domains.ts';
 import { type Space, spaceOf } from '../contract/generate.ts';
 import { testFile, type TestFile } from '../files/test-file.ts';
 
@@ -29,7 +29,8 @@ export function uploadSpace(rule: PropertyRule, target: Target, reach: Reach): S
     narrowed.regime = [reach.regime];
     narrowed.instant = ['now'];
   }
-  return spaceOf(rule, narrowed, isValidUpload);
+  // A test clock's move is a request: the cases run grouped by the instant they need.
+  return spaceOf(rule, narrowed, isValidUpload, RULE_DOMAINS[rule].over.includes('instant') ? 'instant' : 'regime');
 }
 
 /** The form fields of an upload request of the domain. */

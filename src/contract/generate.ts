@@ -8,15 +8,17 @@ import { type Case, DOMAINS, type Dimension, type PropertyRule, RULE_DOMAINS, ty
 export interface Space {
   readonly dimensions: Readonly<Record<string, readonly Value[]>>;
   readonly valid: (request: Case) => boolean;
+  /** A dimension whose value costs a request to change (the server's instant): the cover runs grouped by it. */
+  readonly groupBy?: string;
 }
 
 /**
  * The space of a rule: every dimension of its operation at the values the rule takes, each narrowed to those the
  * target can reach (`reachable`: a regime a server without a test clock is not in, a field it has no id for).
  */
-export function spaceOf(rule: PropertyRule, reachable: Readonly<Record<string, readonly Value[]>> = {}, valid: Space['valid'] = () => true): Space {
+export function spaceOf(rule: PropertyRule, reachable: Readonly<Record<string, readonly Value[]>> = {}, valid: Space['valid'] = () => true, groupBy?: string): Space {
   const names = Object.keys(DOMAINS[RULE_DOMAINS[rule].operation] as Record<string, Dimension>);
-  return { dimensions: Object.fromEntries(names.map((name) => [name, reachable[name] ?? valuesFor(rule, name)])), valid };
+  return { dimensions: Object.fromEntries(names.map((name) => [name, reachable[name] ?? valuesFor(rule, name)])), valid, groupBy };
 }
 
 /** The dimensions of the space that take more than one value. */
@@ -56,7 +58,10 @@ export function pairwise(space: Space): Case[] {
     chosen.push(best.request);
     for (const pair of best.pairs) uncovered.delete(pair);
   }
-  return chosen;
+  const { groupBy } = space;
+  if (groupBy === undefined) return chosen;
+  const rank = (request: Case) => space.dimensions[groupBy].indexOf(request[groupBy]);
+  return chosen.sort((a, b) => rank(a) - rank(b));
 }
 
 /** fast-check's arbitrary of the space: a run of whole numbers as an integer (it shrinks step by step), any other list by its values. */
