@@ -95,8 +95,8 @@ export interface Policy {
   readonly publicWindowMs: number;
   /** How long it then stays private, before it is anonymous again. */
   readonly privateForMs: number;
-  /** A request to a secure URL after the window that is still served anonymously. */
-  readonly publicAfterWindow: (request: { url: string; headers: Record<string, unknown> }) => boolean;
+  /** A request to a secure URL after the window that is still served anonymously, by how it is made and what read the file before. */
+  readonly publicAfterWindow: (request: { url: string; headers: Record<string, unknown> }, before: { signed: boolean }) => boolean;
   /** GET /files/d/{slug} without a token after the window answers with a signed URL. */
   readonly anonymousSignedUrls: boolean;
   /** Files older than this get no signed URL. */

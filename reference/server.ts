@@ -53,6 +53,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     world: new World(options.seedData ?? loadSeed()),
     files,
     sessions: new Map<string, Session>(),
+    signedSlugs: new Set<string>(),
     policy,
     filesOrigin: policy.filesOrigin === 'assets' ? options.filesOrigin : undefined,
   };
@@ -76,6 +77,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   app.decorate('resetState', async () => {
     await files.clear();
     ctx.sessions.clear();
+    ctx.signedSlugs.clear();
     ctx.world.reset();
     ctx.ids.reset();
     if (testClock && clockStart !== undefined) testClock.set(clockStart);

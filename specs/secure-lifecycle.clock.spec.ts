@@ -8,8 +8,8 @@ import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/checks/dis
 import { anonymousLeaks, describeLeaks } from '../src/checks/privacy.ts';
 import { describeCase } from '../src/checks/property.ts';
 import { REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
-import type { Case } from '../src/contract/domains.ts';
-import { variedOf } from '../src/contract/generate.ts';
+import { AFTERWARDS, type Case } from '../src/contract/domains.ts';
+import { spaceOf, variedOf } from '../src/contract/generate.ts';
 import { expect, forEvery, instantKeeper, observe, prerequisiteFailed, reachOf, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/files/test-file.ts';
 import type { Uploaded } from '../src/time/aged-state.ts';
@@ -85,6 +85,33 @@ test.describe('secure attachment lifecycle', () => {
       upload: () => uploadAll(api, [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)], true),
       instants: [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH] : [])],
       check: (uploaded, when) => expectPrivate(api, uploaded, when),
+    });
+  });
+
+  // What read a file before must not open it: a route is tried at each age, after each kind of earlier read.
+  test(...rule('SECURE-PRIVATE-AFTER', 'no route reaches a secure file at a later age whatever read it before'), async ({ api, clock, travel }) => {
+    test.skip(!clock.movable, "needs the server years past an upload: only a target with a test clock (TEST_CLOCK_URL) can be moved there");
+    const start = await clock.now();
+    const space = spaceOf('SECURE-PRIVATE-AFTER');
+    await forEvery(space, async (request) => {
+      await clock.set(start);
+      const label = describeCase(request, variedOf(space));
+      const file = testFile('read-before.pdf');
+      const reply = await api.upload(`upload, ${label}`, { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
+      if (!accepted(reply)) return { refusedControl: reply, what: 'a secure upload to the email conversation', guaranteedBy: 'UPLOAD-ACCEPTED' as const };
+      const secure = absoluteUrls(reply.json()).filter((url) => slugOf(url) !== undefined);
+      if (secure.length !== 1) return { notApplicable: `the answer offered ${secure.length} URLs of the form /files/d/{slug} for one file` };
+      const [url] = secure;
+      const readSigned = async (when: string) => {
+        const answer = await api.signedUrlFor(`ask for a signed URL ${when}, ${label}`, slugOf(url) as string, 'filesReadonly');
+        for (const signed of offeredUrls(answer)) await api.anonymous(`read the signed URL ${when}`, signed);
+      };
+      if (request.earlierRead === 'anonymous within the hour') await api.anonymous(`read within the hour, ${label}`, url);
+      if (request.earlierRead === 'signed within the hour') await readSigned('within the hour');
+      await travel.pass(AFTERWARDS[request.age as keyof typeof AFTERWARDS]);
+      if (request.earlierRead === 'signed after the hour') await readSigned('after the hour');
+      const leaks = await anonymousLeaks(api, url, file, [String(request.route)]);
+      expect(describeLeaks(leaks), `routes by which a caller without files.readonly got ${file.name} (${label})`).toEqual([]);
     });
   });
 

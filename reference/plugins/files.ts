@@ -77,7 +77,7 @@ async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>
   const { publicWindowMs, privateForMs, publicAfterWindow, anonymousSignedUrls } = ctx.policy;
   const until = file.uploadedAt + publicWindowMs;
   const now = ctx.clock.now();
-  if (now >= until && now < until + privateForMs && !publicAfterWindow(request)) {
+  if (now >= until && now < until + privateForMs && !publicAfterWindow(request, { signed: ctx.signedSlugs.has(file.slug as string) })) {
     if (anonymousSignedUrls) return signedUrlOf(file, request, reply, ctx);
     throw new ApiError(401, 'private_attachment', 
       `this secure attachment is private since ${new Date(until).toISOString()}; ` +
@@ -107,6 +107,7 @@ function signedUrlOf(file: StoredFile, request: FastifyRequest, reply: FastifyRe
   const expires = String(Math.floor(ctx.clock.now() / 1000) + ctx.policy.signedUrlSeconds);
   const signature = ctx.ids.sign(signedText(file.slug as string, expires, ctx));
   const url = SIGNED_FORMS[ctx.policy.signedUrlForm].url(filesBase(request, ctx), file, expires, signature);
+  ctx.signedSlugs.add(file.slug as string);
   if (ctx.policy.signedUrlDelivery === 'redirect') return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
   return {
     url,

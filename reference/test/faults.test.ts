@@ -225,6 +225,12 @@ const PROBES: Record<FaultName, Probe> = {
     files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }],
   }),
   'cutover-ends-new-year': urlPathAt('2027-01-01T00:00:00Z'),
+  'secure-public-once-signed': async (app) => {
+    const secure = await uploadedUrl(app, { fields: secureFields });
+    await fetchUrl(app, secure, apiHeaders(WORLD.tokens.filesReadonly));
+    await setClock(app, { advanceSeconds: 3601 });
+    return (await fetchUrl(app, secure)).statusCode;
+  },
   'session-interaction-reused-turn-4': async (app) => {
     const { executionId } = (await execute(app)).json();
     const ids: string[] = [];

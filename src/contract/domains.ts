@@ -34,6 +34,16 @@ export const LATER_INSTANTS = {
   '2038-01-19T03:14:08Z': 'the first second past a signed 32-bit time',
 } as const;
 
+/** Ages of a secure attachment at which "afterwards the attachment is private" holds: near the end of its hour and far after. */
+export const AFTERWARDS = {
+  'an hour and a second': 3601,
+  // A window kept in a cache or a day-granular expiry opens again here.
+  'a day': 86_400,
+  'a year': 365 * 86_400,
+  // Far past any retention or cleanup a server might run, and past 2036 for an upload of 2026.
+  'ten years': 3652 * 86_400,
+} as const;
+
 /** The dimensions of each operation, as the contract (§2, §4, §8) and HTTP let a valid request vary. */
 export const DOMAINS = {
   upload: {
@@ -47,6 +57,11 @@ export const DOMAINS = {
     // The case of an extension is UPLOAD-EXT-CASE's (SHOULD), so it is not a dimension of MUST rules.
     nameForm: { why: 'RFC 7578 §4.2: the filename parameter is the client\'s: plain, with spaces, with several dots before the extension', values: ['plain', 'spaces', 'several dots'] },
     instant: { why: '§4.1 rule 6 "from 30 November 2026": near its start and far after it (LATER_INSTANTS)', values: Object.keys(LATER_INSTANTS) },
+  },
+  file: {
+    earlierRead: { why: '§4.1 rules 4 and 5, §4.2: what read the file before: nothing, its URL within the hour, a signed URL within or after it', values: ['none', 'anonymous within the hour', 'signed within the hour', 'signed after the hour'] },
+    route: { why: '§4.1 rule 4, §5.6: the route a caller without files.readonly takes (rows of specs/cases/anonymous-routes.json)', values: ['the URL as given', 'the API call GET /files/d/{slug} without Authorization', 'the API call GET /files/d/{slug} with a token lacking files.readonly'] },
+    age: { why: '§4.1 rule 4 "afterwards the attachment is private": the age of the file when the route is taken (AFTERWARDS)', values: Object.keys(AFTERWARDS) },
   },
   execution: {
     path: { why: '§4.3 rule 4, §9.3: the deprecated path and its replacement', values: ['deprecated', 'replacement'] },
@@ -80,6 +95,7 @@ export const RULE_DOMAINS = {
   // The flag "false" after the change is CUTOVER-FLAG-IGNORED's set. One file or five: five hold every position.
   'CUTOVER-ALL-SECURE': domain('upload', ['instant', 'target', 'secureFlag', 'count'], { secureFlag: ['absent', 'true'], regime: ['after'], count: [1, 5] }),
   'CUTOVER-FLAG-IGNORED': domain('upload', ['instant', 'target', 'count'], { secureFlag: ['false'], regime: ['after'], count: [1, 5] }),
+  'SECURE-PRIVATE-AFTER': domain('file', ['earlierRead', 'route', 'age']),
   'SESSION-INTERACTION-NEW': domain('execution', ['path', 'optionalFields', 'turns']),
 } as const satisfies Partial<Record<RuleId, RuleDomain>>;
 
