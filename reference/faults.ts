@@ -144,6 +144,7 @@ export const FAULTS = [
   { name: 'upload-size-unchecked-contact-only', rule: 'UPLOAD-SIZE-MAX', breaks: 'does not check the size of the files of an upload that names only a contact, and cuts them to 5 MiB', policy: { skipsUploadLimit: (limit, upload) => limit === 'size' && upload.contact && !upload.conversation } },
   { name: 'cutover-ends-new-year', rule: 'CUTOVER-ALL-SECURE', breaks: 'stops storing every upload as secure at the turn of the year 2027', policy: { cutoverEndsAt: Date.parse('2027-01-01T00:00:00Z') } },
   { name: 'secure-public-once-signed', rule: 'SECURE-PRIVATE-AFTER', breaks: 'serves a private attachment anonymously once a signed URL was issued for it', policy: { publicAfterWindow: (_request, before) => before.signed } },
+  { name: 'permanent-until-2038', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving non-secure files when a signed 32-bit count of seconds runs out (2038-01-19T03:14:08Z)', policy: { permanentUrlsUntil: 2 ** 31 * 1000 } },
   { name: 'session-interaction-reused-turn-4', rule: 'SESSION-INTERACTION-NEW', breaks: 'gives the fourth exchange of a session the interactionId of the third', policy: { newInteractionOnTurn: (turn) => turn !== 4 } },
 ] as const satisfies readonly FaultEntry[];
 

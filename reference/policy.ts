@@ -82,6 +82,8 @@ export interface Policy {
   // Serving files
   readonly permanentUrlsNeedVersion: boolean;
   readonly permanentUrlLifetimeMs: number;
+  /** The instant (epoch ms) permanent URLs stop serving, whenever their files were uploaded. */
+  readonly permanentUrlsUntil: number;
   /** The bytes a permanent URL sends, from the stored ones. */
   readonly permanentBody: (stored: Readable) => Readable;
   readonly servedContentType: (extension: string) => string;
@@ -242,6 +244,7 @@ export const DEFAULT_POLICY: Policy = {
 
   permanentUrlsNeedVersion: false,
   permanentUrlLifetimeMs: Number.POSITIVE_INFINITY,
+  permanentUrlsUntil: Number.POSITIVE_INFINITY,
   permanentBody: (stored) => stored,
   servedContentType: contentTypeOf,
   inlineExtensions: new Set(),

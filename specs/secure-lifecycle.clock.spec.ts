@@ -8,7 +8,7 @@ import { absoluteUrls, offeredUrls, slugOf, urlsByFile } from '../src/checks/dis
 import { anonymousLeaks, describeLeaks } from '../src/checks/privacy.ts';
 import { describeCase } from '../src/checks/property.ts';
 import { REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
-import { AFTERWARDS, type Case } from '../src/contract/domains.ts';
+import { AFTERWARDS, type Case, PAST_32_BIT_SECONDS } from '../src/contract/domains.ts';
 import { spaceOf, variedOf } from '../src/contract/generate.ts';
 import { expect, forEvery, instantKeeper, observe, prerequisiteFailed, reachOf, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/files/test-file.ts';
@@ -211,11 +211,13 @@ test.describe('permanent URLs before the change of 30 November 2026', () => {
     observe(`content type of a .csv: ${read.headers['content-type'] ?? '(none)'}`);
   });
 
-  test(...rule('PERMANENT-URL-LASTS', 'a non-secure upload URL still serves after the hour and a month later'), async ({ api, travel }) => {
+  // "Permanently": just after the hour, then far after it, up to the first second a signed 32-bit time cannot hold.
+  test(...rule('PERMANENT-URL-LASTS', 'a non-secure upload URL still serves from the hour to past 2038'), async ({ api, travel }) => {
+    const past32Bit = (Date.parse(PAST_32_BIT_SECONDS) - Date.parse(BEFORE_CUTOVER)) / 1000;
     await travel.afterUpload({
       regime: { wanted: 'before', jumpTo: BEFORE_CUTOVER },
       upload: () => uploadAll(api, [testFile('permanent-lasts.txt')], false),
-      instants: [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])],
+      instants: [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH, AFTERWARDS['a year'], AFTERWARDS['ten years'], past32Bit] : [])],
       check: async ({ files: [file], urls: [url] }, when) => expect.soft(await api.anonymous(`read ${when}`, url), `${file.name} read ${when}`).toServeBytesOf(file),
     });
   });

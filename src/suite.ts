@@ -316,13 +316,20 @@ export function requireControl(control: Reply, what: string, guaranteedBy: RuleI
   inconclusive(`${refused}: a refusal of the variant would prove nothing`);
 }
 
+/** The time a property's requests may take against a live target: a few hundred at the rate a shard's worker keeps to. */
+const PROPERTY_TIMEOUT_MS = 10 * 60_000;
+
 /**
  * A rule checked over its domain (src/checks/property.ts): every request of the pairwise cover, then samples drawn
  * from GENERATOR_SEED. A failure is reported as the smallest request that shows it; a refused control the contract
  * guarantees fails `guaranteedBy` and leaves the check inconclusive; a run where no request applied skips.
  */
 export async function forEvery(space: Space, check: (request: Case) => Promise<CaseOutcome>): Promise<void> {
-  const run = await checkProperty(space, suiteConfig().generator.seed, check);
+  const config = suiteConfig();
+  // A live target's rate limit spreads a domain's requests over minutes.
+  if (config.mode === 'live') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS));
+  const run = await checkProperty(space, config.generator.seed, check);
+  if (run.halted) throw run.halted;
   const total = run.pairwise + run.samples;
   observe(`${total} requests: ${run.pairwise} covering every pair of values of ${run.varied.join(', ') || 'its one request'}, then ${run.samples} drawn from seed ${run.seed}`);
   if (run.failure) {

@@ -26,7 +26,8 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
     const file = ctx.files.byId(request.params.id);
     if (!file || file.slug) throw notFound('no such file');
     if (ctx.policy.permanentUrlsNeedVersion && request.headers.version === undefined) throw badRequest('the Version header is required');
-    if (ctx.clock.now() >= file.uploadedAt + ctx.policy.permanentUrlLifetimeMs) throw notFound('this file has expired');
+    const now = ctx.clock.now();
+    if (now >= file.uploadedAt + ctx.policy.permanentUrlLifetimeMs || now >= ctx.policy.permanentUrlsUntil) throw notFound('this file has expired');
     return ctx.policy.permanentBody(serve(reply, file, ctx));
   });
 

@@ -231,6 +231,11 @@ const PROBES: Record<FaultName, Probe> = {
     await setClock(app, { advanceSeconds: 3601 });
     return (await fetchUrl(app, secure)).statusCode;
   },
+  'permanent-until-2038': async (app) => {
+    const url = await uploadedUrl(app);
+    await setClock(app, { now: '2038-01-19T03:14:08Z' });
+    return (await fetchUrl(app, url)).statusCode;
+  },
   'session-interaction-reused-turn-4': async (app) => {
     const { executionId } = (await execute(app)).json();
     const ids: string[] = [];

@@ -2,7 +2,8 @@
 // on samples drawn from the seed, and shrinks a failure to the smallest request that still shows it (each dimension
 // towards its first, simplest value). The check judges one request; it throws on a violation of the rule.
 import fc from 'fast-check';
-import type { Reply } from '../client/api.ts';
+import { InfrastructureError, type Reply } from '../client/api.ts';
+import { ReplayMismatchError } from '../client/transport.ts';
 import type { Case } from '../contract/domains.ts';
 import { arbitraryOf, pairwise, type Space, variedOf } from '../contract/generate.ts';
 import type { RuleId } from '../contract/rules.ts';
@@ -31,6 +32,8 @@ export interface PropertyRun {
   refusedControl?: RefusedControl;
   /** The smallest request found that breaks the rule, and the error it gave. */
   failure?: { request: Case; shrinks: number; error: unknown };
+  /** What stopped the run without a verdict: an unreachable target, a request replay has no recording of. */
+  halted?: Error;
 }
 
 /** Samples drawn from the seed after the pairwise cover: each run (each commit's seed) tries a few requests more. */
@@ -46,7 +49,16 @@ export async function checkProperty(space: Space, seed: number, check: (request:
     notApplicable: [],
   };
   const property = fc.asyncProperty(arbitraryOf(space), async (request) => {
-    const outcome = await check(request);
+    // Not a counterexample: nothing more is sent, and the run ends with that error instead of a verdict.
+    if (run.halted) return;
+    let outcome: CaseOutcome;
+    try {
+      outcome = await check(request);
+    } catch (error) {
+      if (!(error instanceof InfrastructureError || error instanceof ReplayMismatchError)) throw error;
+      run.halted = error;
+      return;
+    }
     if (outcome && 'notApplicable' in outcome) run.notApplicable.push(`${describeCase(request, run.varied)}: ${outcome.notApplicable}`);
     if (outcome && 'refusedControl' in outcome) run.refusedControl ??= { ...outcome, what: `${outcome.what} (${describeCase(request, run.varied)})` };
   });

@@ -34,6 +34,9 @@ export const LATER_INSTANTS = {
   '2038-01-19T03:14:08Z': 'the first second past a signed 32-bit time',
 } as const;
 
+/** The first instant a signed 32-bit count of seconds since 1970 cannot hold. */
+export const PAST_32_BIT_SECONDS: keyof typeof LATER_INSTANTS = '2038-01-19T03:14:08Z';
+
 /** Ages of a secure attachment at which "afterwards the attachment is private" holds: near the end of its hour and far after. */
 export const AFTERWARDS = {
   'an hour and a second': 3601,
