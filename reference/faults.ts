@@ -97,7 +97,7 @@ export const FAULTS = [
   { name: 'session-interaction-reused', rule: 'SESSION-INTERACTION-NEW', breaks: 'reuses the interactionId within a session', policy: { newInteractionOnTurn: () => false } },
   { name: 'session-fixed-id', rule: 'SESSION-DISTINCT', breaks: 'gives every new session the same executionId', policy: { fixedExecutionId: 'exec-fixed' } },
   { name: 'session-unknown-accepted', rule: 'SESSION-UNKNOWN', breaks: 'starts a new session for an unknown executionId', policy: { rejectUnknownSessions: false } },
-  { name: 'exec-field-missing', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out of the response', policy: { sendGenerativeOutputs: false } },
+  { name: 'exec-field-missing', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out of the response', policy: { sendGenerativeOutputs: () => false } },
   { name: 'exec-field-wrong-type', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'sends goalCompletion as a string', policy: { goalCompletion: 'false' } },
   { name: 'exec-text-content-type', rule: 'EXEC-CONTENT-TYPE', breaks: 'answers executions as text/plain', policy: { executionResponseType: 'text' } },
   { name: 'exec-success-false', rule: 'EXEC-SUCCESS', breaks: 'reports success false on a successful execution', policy: { reportedSuccess: false } },
@@ -145,6 +145,8 @@ export const FAULTS = [
   { name: 'cutover-ends-new-year', rule: 'CUTOVER-ALL-SECURE', breaks: 'stops storing every upload as secure at the turn of the year 2027', policy: { cutoverEndsAt: Date.parse('2027-01-01T00:00:00Z') } },
   { name: 'secure-public-once-signed', rule: 'SECURE-PRIVATE-AFTER', breaks: 'serves a private attachment anonymously once a signed URL was issued for it', policy: { publicAfterWindow: (_request, before) => before.signed } },
   { name: 'permanent-until-2038', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving non-secure files when a signed 32-bit count of seconds runs out (2038-01-19T03:14:08Z)', policy: { permanentUrlsUntil: 2 ** 31 * 1000 } },
+  { name: 'upload-ext-unchecked-both-targets', rule: 'UPLOAD-EXT-OTHER', breaks: 'does not check the type of the files of an upload naming both a conversation and a contact', policy: { skipsUploadLimit: (limit, upload) => limit === 'type' && upload.conversation && upload.contact } },
+  { name: 'exec-field-missing-turn-5', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out from the fifth exchange of a session', policy: { sendGenerativeOutputs: (turn) => turn < 5 } },
   { name: 'session-interaction-reused-turn-4', rule: 'SESSION-INTERACTION-NEW', breaks: 'gives the fourth exchange of a session the interactionId of the third', policy: { newInteractionOnTurn: (turn) => turn !== 4 } },
 ] as const satisfies readonly FaultEntry[];
 

@@ -152,7 +152,8 @@ export interface Policy {
   readonly reportedSuccess: boolean;
   /** `goalCompletion` of an execution that did not complete its goal. */
   readonly goalCompletion: false | 'false';
-  readonly sendGenerativeOutputs: boolean;
+  /** Whether the reply to this turn of a session (1, 2, …) carries generativeOutputs. */
+  readonly sendGenerativeOutputs: (turn: number) => boolean;
   readonly executionResponseType: 'json' | 'text';
 
   // Authentication and versioning
@@ -188,7 +189,7 @@ export interface UploadedFile {
 }
 
 /** The limits of §8 a server enforces per upload. */
-export type UploadLimit = 'count' | 'size';
+export type UploadLimit = 'count' | 'size' | 'type';
 
 /** What kind of upload it is, from the fields sent before its files. */
 export interface UploadKind {
@@ -286,7 +287,7 @@ export const DEFAULT_POLICY: Policy = {
   interactionIdsPerSession: false,
   reportedSuccess: true,
   goalCompletion: false,
-  sendGenerativeOutputs: true,
+  sendGenerativeOutputs: () => true,
   executionResponseType: 'json',
 
   requireBearerScheme: true,

@@ -29,6 +29,12 @@ const LIMIT_PROPERTIES: LimitProperty[] = [
     over: (request) => uploadFilesOf(request, 'count', MAX_FILES_PER_UPLOAD + 1),
   },
   {
+    rule: 'UPLOAD-EXT-OTHER',
+    statement: 'a .exe file is refused in every kind of upload and every place',
+    within: (request) => uploadFilesOf(request, 'type', Number(request.count)),
+    over: (request) => uploadFilesOf(request, 'type', Number(request.count), { index: indexOf(request, Number(request.count)), extension: 'exe' }),
+  },
+  {
     rule: 'UPLOAD-SIZE-MAX',
     statement: 'a file over 5 MiB is refused in every kind of upload and every place',
     within: (request) => uploadFilesOf(request, 'size', Number(request.count), { index: indexOf(request, Number(request.count)), bytes: 1024 }),

@@ -125,7 +125,7 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
     ...ctx.policy.executionValues(response),
     ...ctx.policy.extraFields(ctx.ids),
   };
-  if (!ctx.policy.sendGenerativeOutputs) delete result.generativeOutputs;
+  if (!ctx.policy.sendGenerativeOutputs(session.turns)) delete result.generativeOutputs;
   return result;
 }
 

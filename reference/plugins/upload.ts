@@ -90,7 +90,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
       const index = received.files.length;
       const kind = kindOf(received.fields);
       if (index >= maxFiles && !ctx.policy.skipsUploadLimit('count', kind)) throw new ApiError(413, 'too_many_files', `at most ${maxFiles} files per upload`);
-      const extension = checkFileName(part.filename, ctx, index < ctx.policy.typeCheckedFiles);
+      const extension = checkFileName(part.filename, ctx, index < ctx.policy.typeCheckedFiles && !ctx.policy.skipsUploadLimit('type', kind));
       // @fastify/multipart destroys a file it has not handed over yet when the parse fails, and a pipeline
       // from a destroyed stream never settles. The parse error, if there is one, comes with the next part.
       if (part.file.destroyed) {

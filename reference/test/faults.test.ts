@@ -236,6 +236,13 @@ const PROBES: Record<FaultName, Probe> = {
     await setClock(app, { now: '2038-01-19T03:14:08Z' });
     return (await fetchUrl(app, url)).statusCode;
   },
+  'upload-ext-unchecked-both-targets': uploadStatus({ fields: validFields({ contactId: WORLD.contactId }), files: [{ name: 'tool.exe', bytes: bytesOf('exe', 10) }] }),
+  'exec-field-missing-turn-5': async (app) => {
+    const { executionId } = (await execute(app)).json();
+    let reply: unknown;
+    for (let turn = 2; turn <= 5; turn++) reply = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } })).json();
+    return validExecution(reply);
+  },
   'session-interaction-reused-turn-4': async (app) => {
     const { executionId } = (await execute(app)).json();
     const ids: string[] = [];

@@ -56,7 +56,10 @@ function nameOf(request: Case, stem: string, index: number): string {
   return `${stem}-${index + 1}.${type}`;
 }
 
-/** `count` files of the request's type and name form, each of `bytes` but the one at `sized.index`, of `sized.bytes`. */
-export function uploadFilesOf(request: Case, stem: string, count: number, sized?: { index: number; bytes: number }): TestFile[] {
-  return Array.from({ length: count }, (_, i) => testFile(nameOf(request, stem, i), i === sized?.index ? sized.bytes : 256));
+/** `count` files of the request's type and name form, of 256 bytes; the one at `odd.index` of `odd.bytes`, or of another extension. */
+export function uploadFilesOf(request: Case, stem: string, count: number, odd?: { index: number; bytes?: number; extension?: string }): TestFile[] {
+  return Array.from({ length: count }, (_, i) => {
+    const other = i === odd?.index ? odd : undefined;
+    return testFile(nameOf(other?.extension ? { ...request, type: other.extension } : request, stem, i), other?.bytes ?? 256);
+  });
 }

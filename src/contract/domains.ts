@@ -12,6 +12,8 @@ export interface Dimension {
   /** Where the contract, or HTTP, lets a valid request vary so. */
   readonly why: string;
   readonly values: readonly Value[];
+  /** A request at a value holds every smaller one too (a session of six exchanges holds its first five): the cover takes the largest. */
+  readonly cumulative?: true;
 }
 
 /**
@@ -69,7 +71,7 @@ export const DOMAINS = {
   execution: {
     path: { why: '§4.3 rule 4, §9.3: the deprecated path and its replacement', values: ['deprecated', 'replacement'] },
     optionalFields: { why: '§2.3: none, inputVariables, attachments, contactId, or the source query parameter', values: ['none', 'inputVariables', 'attachments', 'contactId', 'source'] },
-    turns: { why: '§3: a session of this many exchanges, its first message and continuations, longer than any other check needs', values: [1, 2, 3, 4, 5, 6] },
+    turns: { why: '§3: a session of this many exchanges, its first message and continuations, longer than any other check needs', values: [1, 2, 3, 4, 5, 6], cumulative: true },
   },
 } as const satisfies Record<string, Record<string, Dimension>>;
 
@@ -94,11 +96,14 @@ const domain = <O extends Operation>(operation: O, over: readonly DimensionOf<O>
 /** Each rule checked as a property, and its domain. */
 export const RULE_DOMAINS = {
   'UPLOAD-FILES-MAX': domain('upload', ['target', 'secureFlag', 'regime', 'optionalFields']),
+  'UPLOAD-EXT-OTHER': domain('upload', ['target', 'secureFlag', 'regime', 'optionalFields', 'count', 'position']),
   'UPLOAD-SIZE-MAX': domain('upload', ['target', 'secureFlag', 'regime', 'count', 'position', 'type', 'nameForm']),
   // The flag "false" after the change is CUTOVER-FLAG-IGNORED's set. One file or five: five hold every position.
   'CUTOVER-ALL-SECURE': domain('upload', ['instant', 'target', 'secureFlag', 'count'], { secureFlag: ['absent', 'true'], regime: ['after'], count: [1, 5] }),
   'CUTOVER-FLAG-IGNORED': domain('upload', ['instant', 'target', 'count'], { secureFlag: ['false'], regime: ['after'], count: [1, 5] }),
   'SECURE-PRIVATE-AFTER': domain('file', ['earlierRead', 'route', 'age']),
+  // On the deprecated path only (the first value of path): the replacement's response shape is not shown.
+  'EXEC-RESPONSE-SCHEMA': domain('execution', ['optionalFields', 'turns']),
   'SESSION-INTERACTION-NEW': domain('execution', ['path', 'optionalFields', 'turns']),
 } as const satisfies Partial<Record<RuleId, RuleDomain>>;
 

@@ -10,6 +10,8 @@ export interface Space {
   readonly valid: (request: Case) => boolean;
   /** A dimension whose value costs a request to change (the server's instant): the cover runs grouped by it. */
   readonly groupBy?: string;
+  /** Dimensions whose largest value holds the others (Dimension.cumulative): the cover takes only it, samples and shrinking all. */
+  readonly cumulative?: readonly string[];
 }
 
 /**
@@ -17,8 +19,10 @@ export interface Space {
  * target can reach (`reachable`: a regime a server without a test clock is not in, a field it has no id for).
  */
 export function spaceOf(rule: PropertyRule, reachable: Readonly<Record<string, readonly Value[]>> = {}, valid: Space['valid'] = () => true, groupBy?: string): Space {
-  const names = Object.keys(DOMAINS[RULE_DOMAINS[rule].operation] as Record<string, Dimension>);
-  return { dimensions: Object.fromEntries(names.map((name) => [name, reachable[name] ?? valuesFor(rule, name)])), valid, groupBy };
+  const dimensions = DOMAINS[RULE_DOMAINS[rule].operation] as Record<string, Dimension>;
+  const names = Object.keys(dimensions);
+  const cumulative = names.filter((name) => dimensions[name].cumulative);
+  return { dimensions: Object.fromEntries(names.map((name) => [name, reachable[name] ?? valuesFor(rule, name)])), valid, groupBy, cumulative };
 }
 
 /** The dimensions of the space that take more than one value. */
@@ -43,6 +47,12 @@ function pairsOf(names: readonly string[], request: Case): string[] {
  * covering most pairs not yet covered, the earliest on a tie, so the cover is the same in every run.
  */
 export function pairwise(space: Space): Case[] {
+  const largest = Object.fromEntries((space.cumulative ?? []).map((name) => [name, space.dimensions[name].slice(-1)]));
+  const covered: Space = { ...space, dimensions: { ...space.dimensions, ...largest } };
+  return coverOf(covered);
+}
+
+function coverOf(space: Space): Case[] {
   const names = variedOf(space);
   const candidates = product(space).map((request) => ({ request, pairs: pairsOf(names, request) }));
   if (names.length === 0) return candidates.slice(0, 1).map((c) => c.request);

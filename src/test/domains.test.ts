@@ -12,11 +12,14 @@ import { RULES } from '../contract/rules.ts';
 const rules = Object.keys(RULE_DOMAINS) as PropertyRule[];
 const dimensionsOf = (operation: keyof typeof DOMAINS) => DOMAINS[operation] as Record<string, Dimension>;
 
-/** Every pair of values of the varied dimensions that some valid request holds, and those the cover holds. */
+/** The pairs of values of the varied dimensions some valid request holds that no request of the cover holds. */
 function pairsMissed(space: Space, cover: readonly Case[]): string[] {
   const names = variedOf(space);
   const pairs = (request: Case) => names.flatMap((a, i) => names.slice(i + 1).map((b) => `${a}=${request[a]} & ${b}=${request[b]}`));
-  const covered = new Set(cover.flatMap(pairs));
+  // A request at a cumulative dimension's value holds each smaller value too.
+  const held = (request: Case): Case[] =>
+    (space.cumulative ?? []).reduce<Case[]>((requests, name) => requests.flatMap((r) => space.dimensions[name].filter((v) => v <= r[name]).map((v) => ({ ...r, [name]: v }))), [request]);
+  const covered = new Set(cover.flatMap(held).flatMap(pairs));
   return [...new Set(product(space).flatMap(pairs))].filter((pair) => !covered.has(pair));
 }
 
@@ -70,6 +73,7 @@ describe('generation', () => {
       assert.ok(cover.every(space.valid));
       assert.deepEqual(pairwise(space), cover);
       assert.ok(cover.length <= product(space).length);
+      for (const name of space.cumulative ?? []) assert.ok(cover.every((request) => request[name] === space.dimensions[name].at(-1)), `${name}: the largest value only`);
     });
   }
 
