@@ -22,6 +22,8 @@ export interface Context {
   readonly world: World;
   readonly files: FileStore;
   readonly sessions: Map<string, Session>;
+  /** The slugs a signed download URL was issued for. */
+  readonly signedSlugs: Set<string>;
   /** The contract's in the server's style, with the switched-on fault's changes. */
   readonly policy: Policy;
   /** The origin serving files, when the style gives them one of their own (policy.filesOrigin `assets`). */

@@ -94,10 +94,10 @@ export const FAULTS = [
   { name: 'session-id-required', rule: 'SESSION-START', breaks: 'refuses a message without executionId', policy: { requireExecutionId: true } },
   { name: 'session-not-continued', rule: 'SESSION-CONTINUE', breaks: 'starts a new session on every message', policy: { continueSessions: false } },
   { name: 'session-interaction-counted', rule: 'SESSION-INTERACTION-NEW', breaks: 'numbers interactionIds per session, so sessions share them', policy: { interactionIdsPerSession: true } },
-  { name: 'session-interaction-reused', rule: 'SESSION-INTERACTION-NEW', breaks: 'reuses the interactionId within a session', policy: { newInteractionPerTurn: false } },
+  { name: 'session-interaction-reused', rule: 'SESSION-INTERACTION-NEW', breaks: 'reuses the interactionId within a session', policy: { newInteractionOnTurn: () => false } },
   { name: 'session-fixed-id', rule: 'SESSION-DISTINCT', breaks: 'gives every new session the same executionId', policy: { fixedExecutionId: 'exec-fixed' } },
   { name: 'session-unknown-accepted', rule: 'SESSION-UNKNOWN', breaks: 'starts a new session for an unknown executionId', policy: { rejectUnknownSessions: false } },
-  { name: 'exec-field-missing', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out of the response', policy: { sendGenerativeOutputs: false } },
+  { name: 'exec-field-missing', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out of the response', policy: { sendGenerativeOutputs: () => false } },
   { name: 'exec-field-wrong-type', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'sends goalCompletion as a string', policy: { goalCompletion: 'false' } },
   { name: 'exec-text-content-type', rule: 'EXEC-CONTENT-TYPE', breaks: 'answers executions as text/plain', policy: { executionResponseType: 'text' } },
   { name: 'exec-success-false', rule: 'EXEC-SUCCESS', breaks: 'reports success false on a successful execution', policy: { reportedSuccess: false } },
@@ -138,6 +138,16 @@ export const FAULTS = [
   { name: 'refresh-client-secret-unchecked', rule: 'OAUTH-REFRESH-CLIENT', breaks: 'checks the client_secret on the code grant only', policy: { refreshChecksClientSecret: false } },
   { name: 'refresh-not-rotated', rule: 'OAUTH-REFRESH-ROTATION', breaks: 'keeps the refresh token valid and hands it back', policy: { rotateRefreshTokens: false } },
   { name: 'location-token-wrong-location', rule: 'OAUTH-LOCATION-TOKEN', breaks: "issues the location token for another location of the Agency", policy: { locationTokenFor: (requested, all) => all.find((id) => id !== requested) ?? requested } },
+
+  // Rules broken on one value of a dimension of the request's domain only (src/contract/domains.ts)
+  { name: 'upload-count-unchecked-when-secure', rule: 'UPLOAD-FILES-MAX', breaks: 'accepts a sixth file when isSecureAttachment=true', policy: { skipsUploadLimit: (limit, upload) => limit === 'count' && upload.isSecureAttachment === 'true' } },
+  { name: 'upload-size-unchecked-contact-only', rule: 'UPLOAD-SIZE-MAX', breaks: 'does not check the size of the files of an upload that names only a contact, and cuts them to 5 MiB', policy: { skipsUploadLimit: (limit, upload) => limit === 'size' && upload.contact && !upload.conversation } },
+  { name: 'cutover-ends-new-year', rule: 'CUTOVER-ALL-SECURE', breaks: 'stops storing every upload as secure at the turn of the year 2027', policy: { cutoverEndsAt: Date.parse('2027-01-01T00:00:00Z') } },
+  { name: 'secure-public-once-signed', rule: 'SECURE-PRIVATE-AFTER', breaks: 'serves a private attachment anonymously once a signed URL was issued for it', policy: { publicAfterWindow: (_request, before) => before.signed } },
+  { name: 'permanent-until-2038', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving non-secure files when a signed 32-bit count of seconds runs out (2038-01-19T03:14:08Z)', policy: { permanentUrlsUntil: 2 ** 31 * 1000 } },
+  { name: 'upload-ext-unchecked-both-targets', rule: 'UPLOAD-EXT-OTHER', breaks: 'does not check the type of the files of an upload naming both a conversation and a contact', policy: { skipsUploadLimit: (limit, upload) => limit === 'type' && upload.conversation && upload.contact } },
+  { name: 'exec-field-missing-turn-5', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out from the fifth exchange of a session', policy: { sendGenerativeOutputs: (turn) => turn < 5 } },
+  { name: 'session-interaction-reused-turn-4', rule: 'SESSION-INTERACTION-NEW', breaks: 'gives the fourth exchange of a session the interactionId of the third', policy: { newInteractionOnTurn: (turn) => turn !== 4 } },
 ] as const satisfies readonly FaultEntry[];
 
 export type FaultName = (typeof FAULTS)[number]['name'];

@@ -73,6 +73,8 @@ export interface Policy {
   readonly extensionOf: (fileName: string) => string;
   /** How many of an upload's files, from the first, have their size checked; the others are cut to the limit. */
   readonly sizeCheckedFiles: number;
+  /** A limit of §8 the server does not enforce on some kind of upload (by its fields, which arrive before the files). */
+  readonly skipsUploadLimit: (limit: UploadLimit, upload: UploadKind) => boolean;
   /** How many of an upload's files, from the first, have their type checked. */
   readonly typeCheckedFiles: number;
   readonly extensionsIgnoreCase: boolean;
@@ -98,6 +100,8 @@ export interface Policy {
   // Serving files
   readonly permanentUrlsNeedVersion: boolean;
   readonly permanentUrlLifetimeMs: number;
+  /** The instant (epoch ms) permanent URLs stop serving, whenever their files were uploaded. */
+  readonly permanentUrlsUntil: number;
   /** The bytes a permanent URL sends, from the stored ones. */
   readonly permanentBody: (stored: Readable) => Readable;
   readonly servedContentType: (extension: string) => string;
@@ -111,8 +115,8 @@ export interface Policy {
   readonly publicWindowMs: number;
   /** How long it then stays private, before it is anonymous again. */
   readonly privateForMs: number;
-  /** A request to a secure URL after the window that is still served anonymously. */
-  readonly publicAfterWindow: (request: { url: string; headers: Record<string, unknown> }) => boolean;
+  /** A request to a secure URL after the window that is still served anonymously, by how it is made and what read the file before. */
+  readonly publicAfterWindow: (request: { url: string; headers: Record<string, unknown> }, before: { signed: boolean }) => boolean;
   /** GET /files/d/{slug} without a token after the window answers with a signed URL. */
   readonly anonymousSignedUrls: boolean;
   /** Files older than this get no signed URL. */
@@ -132,6 +136,8 @@ export interface Policy {
   // The dated change
   /** From this instant (epoch ms) every upload is stored as secure. */
   readonly cutoverAt: number;
+  /** The instant the all-secure regime stops again; the contract says it lasts. */
+  readonly cutoverEndsAt: number;
   /** After the cutover isSecureAttachment=false no longer makes an upload non-secure. */
   readonly cutoverOverridesFlag: boolean;
 
@@ -156,14 +162,16 @@ export interface Policy {
   readonly continueSessions: boolean;
   /** Every new session gets this executionId rather than a fresh one. */
   readonly fixedExecutionId?: string;
-  readonly newInteractionPerTurn: boolean;
+  /** Whether the exchange of this turn of a session (1, 2, …) gets a new interactionId rather than the previous one. */
+  readonly newInteractionOnTurn: (turn: number) => boolean;
   /** interactionIds count the turns of a session (`int-1`, `int-2`…) instead of being unique. */
   readonly interactionIdsPerSession: boolean;
   /** `success` of an execution that succeeded. */
   readonly reportedSuccess: boolean;
   /** `goalCompletion` of an execution that did not complete its goal. */
   readonly goalCompletion: false | 'false';
-  readonly sendGenerativeOutputs: boolean;
+  /** Whether the reply to this turn of a session (1, 2, …) carries generativeOutputs. */
+  readonly sendGenerativeOutputs: (turn: number) => boolean;
   readonly executionResponseType: 'json' | 'text';
 
   // Authentication and versioning
@@ -196,6 +204,16 @@ export interface Refusal {
 export interface UploadedFile {
   readonly file: StoredFile;
   readonly url: string;
+}
+
+/** The limits of §8 a server enforces per upload. */
+export type UploadLimit = 'count' | 'size' | 'type';
+
+/** What kind of upload it is, from the fields sent before its files. */
+export interface UploadKind {
+  readonly isSecureAttachment?: string;
+  readonly conversation: boolean;
+  readonly contact: boolean;
 }
 
 /** A token (a continuation may take its session's), the message, the agent's location, the agent's status. */
@@ -236,6 +254,7 @@ export const DEFAULT_POLICY: Policy = {
   allowedExtensions: ALLOWED_EXTENSION_SET,
   extensionOf,
   sizeCheckedFiles: Number.POSITIVE_INFINITY,
+  skipsUploadLimit: () => false,
   typeCheckedFiles: Number.POSITIVE_INFINITY,
   extensionsIgnoreCase: true,
   requireLocation: true,
@@ -253,6 +272,7 @@ export const DEFAULT_POLICY: Policy = {
 
   permanentUrlsNeedVersion: false,
   permanentUrlLifetimeMs: Number.POSITIVE_INFINITY,
+  permanentUrlsUntil: Number.POSITIVE_INFINITY,
   permanentBody: (stored) => stored,
   servedContentType: contentTypeOf,
   inlineExtensions: new Set(),
@@ -274,6 +294,7 @@ export const DEFAULT_POLICY: Policy = {
   signedDownloadRange: () => undefined,
 
   cutoverAt: Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`),
+  cutoverEndsAt: Number.POSITIVE_INFINITY,
   cutoverOverridesFlag: true,
 
   executePaths: [DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH],
@@ -289,11 +310,11 @@ export const DEFAULT_POLICY: Policy = {
   requireExecutionId: false,
   rejectUnknownSessions: true,
   continueSessions: true,
-  newInteractionPerTurn: true,
+  newInteractionOnTurn: () => true,
   interactionIdsPerSession: false,
   reportedSuccess: true,
   goalCompletion: false,
-  sendGenerativeOutputs: true,
+  sendGenerativeOutputs: () => true,
   executionResponseType: 'json',
 
   requireBearerScheme: true,

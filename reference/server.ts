@@ -55,6 +55,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     world: new World(options.seedData ?? loadSeed()),
     files,
     sessions: new Map<string, Session>(),
+    signedSlugs: new Set<string>(),
     policy,
     filesOrigin: policy.filesOrigin === 'assets' ? options.filesOrigin : undefined,
   };
@@ -79,6 +80,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   app.decorate('resetState', async () => {
     await files.clear();
     ctx.sessions.clear();
+    ctx.signedSlugs.clear();
     ctx.world.reset();
     ctx.ids.reset();
     if (testClock && clockStart !== undefined) testClock.set(clockStart);

@@ -2,18 +2,20 @@
 // test clock a test moves it (the clock fixture puts it back); the opt-in slow project (SUITE_SLOW=1) really waits;
 // against a live target without either, a check over time after an upload judges an upload an earlier run left
 // once it has aged, and leaves its own for a later run (travel.afterUpload); with nothing aged yet it skips.
-import type { Api } from '../src/client/api.ts';
+import { accepted, type Api } from '../src/client/api.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
 import { offeredUrls, slugOf, urlsByFile, urlsServing } from '../src/checks/discover.ts';
 import { anonymousLeaks, describeLeaks } from '../src/checks/privacy.ts';
-import { expect, observe, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { describeCase } from '../src/checks/property.ts';
+import { REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
+import { AFTERWARDS, type Case, PAST_32_BIT_SECONDS } from '../src/contract/domains.ts';
+import { spaceOf, variedOf } from '../src/contract/generate.ts';
+import { expect, forEvery, instantKeeper, observe, prerequisiteFailed, reachOf, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { testFile, type TestFile } from '../src/files/test-file.ts';
 import type { Uploaded } from '../src/time/aged-state.ts';
 import type { Upload } from '../src/time/time-travel.ts';
 
-/** Readings of "from 30 November 2026" agree on these: before in every time zone, and after in every one. */
-const BEFORE_CUTOVER = '2026-11-29T09:00:00Z';
-const AFTER_CUTOVER = '2026-11-30T12:00:00Z';
+const { before: BEFORE_CUTOVER, after: AFTER_CUTOVER } = REGIME_INSTANTS;
 const DAY = 24 * HOUR;
 /** Far from every edge: a month after the upload. */
 const MONTH = 30 * DAY;
@@ -83,6 +85,33 @@ test.describe('secure attachment lifecycle', () => {
       upload: () => uploadAll(api, [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)], true),
       instants: [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH] : [])],
       check: (uploaded, when) => expectPrivate(api, uploaded, when),
+    });
+  });
+
+  // What read a file before must not open it: a route is tried at each age, after each kind of earlier read.
+  test(...rule('SECURE-PRIVATE-AFTER', 'no route reaches a secure file at a later age whatever read it before'), async ({ api, clock, travel }) => {
+    test.skip(!clock.movable, "needs the server years past an upload: only a target with a test clock (TEST_CLOCK_URL) can be moved there");
+    const start = await clock.now();
+    const space = spaceOf('SECURE-PRIVATE-AFTER');
+    await forEvery(space, async (request) => {
+      await clock.set(start);
+      const label = describeCase(request, variedOf(space));
+      const file = testFile('read-before.pdf');
+      const reply = await api.upload(`upload, ${label}`, { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
+      if (!accepted(reply)) return { refusedControl: reply, what: 'a secure upload to the email conversation', guaranteedBy: 'UPLOAD-ACCEPTED' as const };
+      const secure = offeredUrls(reply).filter((url) => slugOf(url) !== undefined);
+      if (secure.length !== 1) return { notApplicable: `the answer offered ${secure.length} URLs of the form /files/d/{slug} for one file` };
+      const [url] = secure;
+      const readSigned = async (when: string) => {
+        const answer = await api.signedUrlFor(`ask for a signed URL ${when}, ${label}`, slugOf(url) as string, 'filesReadonly');
+        for (const signed of offeredUrls(answer)) await api.anonymous(`read the signed URL ${when}`, signed);
+      };
+      if (request.earlierRead === 'anonymous within the hour') await api.anonymous(`read within the hour, ${label}`, url);
+      if (request.earlierRead === 'signed within the hour') await readSigned('within the hour');
+      await travel.pass(AFTERWARDS[request.age as keyof typeof AFTERWARDS]);
+      if (request.earlierRead === 'signed after the hour') await readSigned('after the hour');
+      const leaks = await anonymousLeaks(api, url, file, [String(request.route)]);
+      expect(describeLeaks(leaks), `routes by which a caller without files.readonly got ${file.name} (${label})`).toEqual([]);
     });
   });
 
@@ -182,11 +211,13 @@ test.describe('permanent URLs before the change of 30 November 2026', () => {
     observe(`content type of a .csv: ${read.headers['content-type'] ?? '(none)'}`);
   });
 
-  test(...rule('PERMANENT-URL-LASTS', 'a non-secure upload URL still serves after the hour and a month later'), async ({ api, travel }) => {
+  // "Permanently": just after the hour, then far after it, up to the first second a signed 32-bit time cannot hold.
+  test(...rule('PERMANENT-URL-LASTS', 'a non-secure upload URL still serves from the hour to past 2038'), async ({ api, travel }) => {
+    const past32Bit = (Date.parse(PAST_32_BIT_SECONDS) - Date.parse(BEFORE_CUTOVER)) / 1000;
     await travel.afterUpload({
       regime: { wanted: 'before', jumpTo: BEFORE_CUTOVER },
       upload: () => uploadAll(api, [testFile('permanent-lasts.txt')], false),
-      instants: [HOUR + travel.margin, ...(travel.farReachable ? [MONTH] : [])],
+      instants: [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH, AFTERWARDS['a year'], AFTERWARDS['ten years'], past32Bit] : [])],
       check: async ({ files: [file], urls: [url] }, when) => expect.soft(await api.anonymous(`read ${when}`, url), `${file.name} read ${when}`).toServeBytesOf(file),
     });
   });
@@ -218,6 +249,33 @@ test.describe('the change of 30 November 2026', () => {
         instants: [HOUR + travel.margin],
         check: (uploaded, when) => expectPrivate(api, uploaded, when),
       });
+    });
+  }
+
+  // "From 30 November 2026" has no end: each upload of the domain, at instants near the change and far after it
+  // (LATER_INSTANTS), is stored as secure. Without a test clock the instant is the server's now, so each run after the
+  // date judges another one, and says which.
+  const later = [
+    { id: 'CUTOVER-ALL-SECURE', statement: 'every upload at every later instant is secure' },
+    { id: 'CUTOVER-FLAG-IGNORED', statement: 'isSecureAttachment=false is ignored at every later instant' },
+  ] as const;
+  for (const { id, statement } of later) {
+    test(...rule(id, statement), async ({ api, travel, clock }) => {
+      await travel.ensureRegime('after', AFTER_CUTOVER);
+      const space = uploadSpace(id, api.target, await reachOf(clock));
+      const moveTo = instantKeeper(travel, clock.movable);
+      await forEvery(space, async (request: Case) => {
+        await moveTo(String(request.instant));
+        const label = describeCase(request, variedOf(space));
+        const files = uploadFilesOf(request, 'later', Number(request.count));
+        const reply = await api.upload(`upload ${label}`, { fields: uploadFieldsOf(api, request), files });
+        if (!accepted(reply)) return { refusedControl: reply, what: 'an upload after the change', guaranteedBy: 'UPLOAD-ACCEPTED' as const };
+        // Not every URL an answer offers need be a file's; a file stored as non-secure leaves fewer secure URLs than files.
+        const offered = offeredUrls(reply);
+        const secure = new Set(offered.filter((url) => slugOf(url) !== undefined));
+        expect(secure.size, `URLs of the form /files/d/{slug} for ${files.length} files (${label}), §4.1 rule 6: every file is stored as secure; offered: ${offered.join(', ')}`).toBeGreaterThanOrEqual(files.length);
+      });
+      if (!clock.movable) observe(`judged at the server's date ${new Date(await clock.now()).toISOString()}`);
     });
   }
 

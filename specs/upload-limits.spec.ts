@@ -1,9 +1,59 @@
 // Upload limits of §8: file counts, sizes and types at every position of an upload, and names built to slip past a
 // careless extension check; one test per row of the case tables. A refusal is judged beside its control, the same
-// upload without the property under test, which must be accepted.
+// upload without the property under test, which must be accepted. The count and size limits hold for every kind of
+// upload (src/contract/domains.ts): each is also checked as a property over the upload's domain.
+import { accepted, type Api } from '../src/client/api.ts';
+import { indexOf, REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
+import { describeCase } from '../src/checks/property.ts';
 import { allowedExtensionCases, uploadLimitCases } from '../src/contract/cases.ts';
-import { expect, observe, requireControl, rule, test } from '../src/suite.ts';
+import { MAX_FILE_BYTES_BINARY, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
+import type { Case, PropertyRule } from '../src/contract/domains.ts';
+import { variedOf } from '../src/contract/generate.ts';
+import type { TestFile } from '../src/files/test-file.ts';
+import { expect, forEvery, instantKeeper, observe, reachOf, requireControl, rule, test } from '../src/suite.ts';
 import { filesOf, testFile } from '../src/files/test-file.ts';
+
+/** A limit as a property: the upload of the request's kind with `over` is refused beside the same upload with `within`, accepted. */
+interface LimitProperty {
+  rule: PropertyRule;
+  statement: string;
+  within: (request: Case) => TestFile[];
+  over: (request: Case) => TestFile[];
+}
+
+const LIMIT_PROPERTIES: LimitProperty[] = [
+  {
+    rule: 'UPLOAD-FILES-MAX',
+    statement: 'a sixth file is refused in every kind of upload',
+    within: (request) => uploadFilesOf(request, 'count', MAX_FILES_PER_UPLOAD),
+    over: (request) => uploadFilesOf(request, 'count', MAX_FILES_PER_UPLOAD + 1),
+  },
+  {
+    rule: 'UPLOAD-EXT-OTHER',
+    statement: 'a .exe file is refused in every kind of upload and every place',
+    within: (request) => uploadFilesOf(request, 'type', Number(request.count)),
+    over: (request) => uploadFilesOf(request, 'type', Number(request.count), { index: indexOf(request, Number(request.count)), extension: 'exe' }),
+  },
+  {
+    rule: 'UPLOAD-SIZE-MAX',
+    statement: 'a file over 5 MiB is refused in every kind of upload and every place',
+    within: (request) => uploadFilesOf(request, 'size', Number(request.count), { index: indexOf(request, Number(request.count)), bytes: 1024 }),
+    over: (request) => uploadFilesOf(request, 'size', Number(request.count), { index: indexOf(request, Number(request.count)), bytes: MAX_FILE_BYTES_BINARY + 1 }),
+  },
+];
+
+/** Checks one request of a limit's domain: in its regime (a test clock moves there), the upload over the limit is refused. */
+async function limitHolds(api: Api, moveTo: (iso: string) => Promise<void>, property: LimitProperty, request: Case, label: string) {
+  await moveTo(REGIME_INSTANTS[request.regime as keyof typeof REGIME_INSTANTS]);
+  const fields = uploadFieldsOf(api, request);
+  const control = await api.upload(`${label}, within the limit (the control)`, { fields, files: property.within(request) });
+  if (!accepted(control)) {
+    // The contract shows no rule on names beyond their extension: a refusal of another form of name proves nothing.
+    if (request.nameForm !== 'plain') return { notApplicable: `the upload within the limit with names of the form "${request.nameForm}" answered ${control.status}` };
+    return { refusedControl: control, what: 'the same upload within the limit', guaranteedBy: 'UPLOAD-ACCEPTED' as const };
+  }
+  expect(await api.upload(`${label}, over the limit`, { fields, files: property.over(request) }), `${property.statement}: ${label}`).toBeRefusal();
+}
 
 test.describe('upload limits', () => {
   for (const row of uploadLimitCases()) {
@@ -19,6 +69,14 @@ test.describe('upload limits', () => {
       } else {
         expect(reply).toBeRefusal();
       }
+    });
+  }
+
+  for (const property of LIMIT_PROPERTIES) {
+    test(...rule(property.rule, property.statement), async ({ api, clock, travel }) => {
+      const space = uploadSpace(property.rule, api.target, await reachOf(clock));
+      const moveTo = instantKeeper(travel, clock.movable);
+      await forEvery(space, (request) => limitHolds(api, moveTo, property, request, describeCase(request, variedOf(space))));
     });
   }
 

@@ -17,6 +17,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<void>
   if (problems.length > 0) throw Object.assign(new ConfigError(problems), { stack: '' });
   const share = rateShare(config, playwright.shard?.total ?? 1, playwright.workers);
   if (share) console.log(describeRateShare(config.rateLimit, share, playwright.shard, playwright.workers));
+  console.log(`Generated requests: seed ${config.generator.seed} (${config.generator.from})`);
   if (!config.skipPreflight && nothingToCheck(config) === undefined) {
     // Before the workers start, the preflight may use the whole shard's budget.
     const result = await preflight(config, share?.shard ?? config.rateLimit);

@@ -18,11 +18,15 @@ import { redactText } from './config/redact.ts';
 import { RefreshChain } from './client/refresh-chain.ts';
 import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './contract/rules.ts';
 import { Secrets } from './config/secrets.ts';
-import { ServerClock } from './time/server-clock.ts';
+import { regimeAt, ServerClock } from './time/server-clock.ts';
+import type { Reach } from './checks/requests.ts';
 import { TimeTravel, type TimeTravelMode } from './time/time-travel.ts';
 import { RATE_WINDOW_MS, RateLimiter, rateShare } from './client/politeness.ts';
 import { Transport } from './client/transport.ts';
 import { excerpt } from './checks/expectations.ts';
+import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
+import type { Case } from './contract/domains.ts';
+import type { Space } from './contract/generate.ts';
 
 export { expect } from './checks/expectations.ts';
 
@@ -313,4 +317,46 @@ export function requireControl(control: Reply, what: string, guaranteedBy: RuleI
     test.info().annotations.push({ type: ANNOTATION.violation, description: `${guaranteedBy} ${what} answered ${answer(control)}` });
   }
   inconclusive(`${refused}: a refusal of the variant would prove nothing`);
+}
+
+/** The time a property's requests may take against a live target: a few hundred at the rate a shard's worker keeps to. */
+const PROPERTY_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * A rule checked over its domain (src/checks/property.ts): every request of the pairwise cover, then samples drawn
+ * from GENERATOR_SEED. A failure is reported as the smallest request that shows it; a refused control the contract
+ * guarantees fails `guaranteedBy` and leaves the check inconclusive; a run where no request applied skips.
+ */
+export async function forEvery(space: Space, check: (request: Case) => Promise<CaseOutcome>): Promise<void> {
+  const config = suiteConfig();
+  // A live target's rate limit spreads a domain's requests over minutes.
+  if (config.mode === 'live') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS));
+  const run = await checkProperty(space, config.generator.seed, check);
+  if (run.halted) throw run.halted;
+  const total = run.pairwise + run.samples;
+  observe(`${total} requests: ${run.pairwise} covering every pair of values of ${run.varied.join(', ') || 'its one request'}, then ${run.samples} drawn from seed ${run.seed}`);
+  if (run.failure) {
+    const { request, shrinks, error } = run.failure;
+    const found = `the smallest failing request: ${describeCase(request, run.varied)} (shrunk in ${shrinks} steps; GENERATOR_SEED=${run.seed} draws the same samples)`;
+    throw Object.assign(new Error(`${found}\n\n${(error as Error)?.message ?? String(error)}`), { stack: undefined });
+  }
+  const { refusedControl } = run;
+  if (refusedControl) requireControl(refusedControl.refusedControl, refusedControl.what, refusedControl.guaranteedBy);
+  test.skip(run.notApplicable.length >= total, `not applicable to any request of the domain: ${run.notApplicable[0]}`);
+  if (run.notApplicable.length > 0) observe(`not applicable to ${run.notApplicable.length} of them, as ${run.notApplicable[0]}`);
+}
+
+/** Moves a test clock to each request's instant, once per run of requests at the same one; without one, stays. */
+export function instantKeeper(travel: TimeTravel, movable: boolean): (iso: string) => Promise<void> {
+  let at: string | undefined;
+  return async (iso) => {
+    if (!movable || iso === at) return;
+    await travel.jumpTo(iso);
+    at = iso;
+  };
+}
+
+/** What the server's clock reaches: every instant with a test clock, else the regime it is in now. */
+export async function reachOf(clock: ServerClock): Promise<Reach> {
+  return { movable: clock.movable, regime: regimeAt(await clock.now()) };
 }

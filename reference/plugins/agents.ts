@@ -109,7 +109,7 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
   session.turns += 1;
   const interactionId = ctx.policy.interactionIdsPerSession
     ? `int-${session.turns}`
-    : !ctx.policy.newInteractionPerTurn && session.lastInteractionId
+    : !ctx.policy.newInteractionOnTurn(session.turns) && session.lastInteractionId
       ? session.lastInteractionId
       : ctx.ids.next('int');
   session.lastInteractionId = interactionId;
@@ -125,7 +125,7 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
     ...ctx.policy.executionValues(response),
     ...ctx.policy.extraFields(ctx.ids),
   };
-  if (!ctx.policy.sendGenerativeOutputs) delete result.generativeOutputs;
+  if (!ctx.policy.sendGenerativeOutputs(session.turns)) delete result.generativeOutputs;
   return result;
 }
 

@@ -27,7 +27,8 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
     const file = ctx.files.byId(request.params.id);
     if (!file || file.slug) throw notFound('no such file');
     if (ctx.policy.permanentUrlsNeedVersion && request.headers.version === undefined) throw badRequest('the Version header is required');
-    if (ctx.clock.now() >= file.uploadedAt + ctx.policy.permanentUrlLifetimeMs) throw notFound('this file has expired');
+    const now = ctx.clock.now();
+    if (now >= file.uploadedAt + ctx.policy.permanentUrlLifetimeMs || now >= ctx.policy.permanentUrlsUntil) throw notFound('this file has expired');
     return handOver(request, reply, file, ctx);
   });
 
@@ -87,7 +88,7 @@ async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>
   const { publicWindowMs, privateForMs, publicAfterWindow, anonymousSignedUrls } = ctx.policy;
   const until = file.uploadedAt + publicWindowMs;
   const now = ctx.clock.now();
-  if (now >= until && now < until + privateForMs && !publicAfterWindow(request)) {
+  if (now >= until && now < until + privateForMs && !publicAfterWindow(request, { signed: ctx.signedSlugs.has(file.slug as string) })) {
     if (anonymousSignedUrls) return signedUrlOf(file, request, reply, ctx);
     throw new ApiError(401, 'private_attachment', 
       `this secure attachment is private since ${new Date(until).toISOString()}; ` +
@@ -120,6 +121,7 @@ function signedUrlOf(file: StoredFile, request: FastifyRequest, reply: FastifyRe
   const expires = String(Math.floor(ctx.clock.now() / 1000) + ctx.policy.signedUrlSeconds);
   const signature = ctx.ids.sign(signedText(file.slug as string, expires, ctx));
   const url = referenceTo(SIGNED_FORMS[ctx.policy.signedUrlForm].url(filesBase(request, ctx), file, expires, signature), requestUrl(request), ctx.policy.urlReference);
+  ctx.signedSlugs.add(file.slug as string);
   reply.header('cache-control', 'no-store');
   switch (ctx.policy.signedUrlDelivery) {
     case 'redirect':

@@ -7,6 +7,7 @@ import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { ApiError, badRequest, invalidBody, refuseFields } from '../errors.ts';
 import type { Blob, StoredFile } from '../file-store.ts';
+import type { UploadKind } from '../policy.ts';
 import { leadingBytesMatch } from '../magic.ts';
 import { filesBase, requestUrl } from './files.ts';
 import { referenceTo } from '../policy.ts';
@@ -81,7 +82,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
   let cutShort = false;
   try {
     const parts = request.parts({
-      limits: { files: maxFiles, fileSize: maxFileBytes, fields: 50, fieldSize: FIELD_BYTES, parts: 100, headerPairs: 50 },
+      limits: { fileSize: maxFileBytes, fields: 50, fieldSize: FIELD_BYTES, parts: 100, headerPairs: 50 },
     });
     for await (const part of parts) {
       if (part.type === 'field') {
@@ -93,7 +94,9 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
         throw badRequest(`a file was sent under ${part.fieldname}; files go under ${FILE_FORM_KEY}`);
       }
       const index = received.files.length;
-      const extension = checkFileName(part.filename, ctx, index < ctx.policy.typeCheckedFiles);
+      const kind = kindOf(received.fields);
+      if (index >= maxFiles && !ctx.policy.skipsUploadLimit('count', kind)) throw new ApiError(413, 'too_many_files', `at most ${maxFiles} files per upload`);
+      const extension = checkFileName(part.filename, ctx, index < ctx.policy.typeCheckedFiles && !ctx.policy.skipsUploadLimit('type', kind));
       // @fastify/multipart destroys a file it has not handed over yet when the parse fails, and a pipeline
       // from a destroyed stream never settles. The parse error, if there is one, comes with the next part.
       if (part.file.destroyed) {
@@ -105,7 +108,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
       if (ctx.policy.checkLeadingBytes && index < ctx.policy.typeCheckedFiles && !leadingBytesMatch(extension, blob.head)) {
         throw new ApiError(415, 'file_content_mismatch', `the content of ${part.filename} is not a .${extension} file`);
       }
-      if (part.file.truncated && index < ctx.policy.sizeCheckedFiles) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
+      if (part.file.truncated && index < ctx.policy.sizeCheckedFiles && !ctx.policy.skipsUploadLimit('size', kind)) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
       const total = received.files.reduce((sum, f) => sum + f.blob.size, 0);
       if (total > maxUploadBytes) throw new ApiError(413, 'upload_too_large', `the upload is over ${maxUploadBytes / MIB} MiB in total`);
     }
@@ -116,7 +119,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
     await ctx.files.discard(received.files.map((f) => f.blob));
     const drained = await drain(request.raw);
     if (!drained) request.raw.socket.once('finish', () => request.raw.socket.destroy());
-    throw translate(error, maxFiles);
+    throw translate(error);
   } finally {
     closing.stop();
   }
@@ -146,14 +149,20 @@ function watchClosingDelimiter(request: FastifyRequest): { seen: () => boolean; 
 }
 
 /** Multipart errors of the parser, reworded for the client; ours pass through. */
-function translate(error: unknown, maxFiles: number): unknown {
+function translate(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   const code = (error as { code?: string }).code;
-  if (code === 'FST_FILES_LIMIT') return new ApiError(413, 'too_many_files', `at most ${maxFiles} files per upload`);
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return new ApiError(413, 'too_many_parts', 'too many form parts');
   const message = (error as Error).message ?? String(error);
   return badRequest(`malformed multipart body: ${message}`);
 }
+
+/** The kind of upload the fields received so far make (a client sends them before the files). */
+const kindOf = (fields: Received['fields']): UploadKind => ({
+  isSecureAttachment: fields.isSecureAttachment?.[0]?.toLowerCase(),
+  conversation: fields.conversationId !== undefined,
+  contact: fields.contactId !== undefined,
+});
 
 /** Reads and drops what is left of a refused body; false when it went past DRAIN_LIMIT. */
 function drain(raw: IncomingMessage): Promise<boolean> {
@@ -240,7 +249,8 @@ function checkTarget(fields: UploadFields, ctx: Context) {
 /** §4.1 rules 3, 4 and 6: the flag decides before the cutover (email only); afterwards every upload is secure. */
 function isSecure(fields: UploadFields, channel: string | undefined, ctx: Context): boolean {
   const flag = fields.isSecureAttachment?.toLowerCase();
-  if (ctx.clock.now() >= ctx.policy.cutoverAt) return ctx.policy.cutoverOverridesFlag || flag !== 'false';
+  const now = ctx.clock.now();
+  if (now >= ctx.policy.cutoverAt && now < ctx.policy.cutoverEndsAt) return ctx.policy.cutoverOverridesFlag || flag !== 'false';
   if (flag !== 'true') return false;
   if (channel !== 'email') throw badRequest('secure attachments are supported on the email channel only: name an email conversation');
   return true;

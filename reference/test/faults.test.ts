@@ -219,6 +219,36 @@ const PROBES: Record<FaultName, Probe> = {
     });
     return (await upload(app, { headers: apiHeaders(issued.json().access_token) })).statusCode;
   },
+  'upload-count-unchecked-when-secure': uploadStatus({ fields: secureFields, files: files(6) }),
+  'upload-size-unchecked-contact-only': uploadStatus({
+    fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' },
+    files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }],
+  }),
+  'cutover-ends-new-year': urlPathAt('2027-01-01T00:00:00Z'),
+  'secure-public-once-signed': async (app) => {
+    const secure = await uploadedUrl(app, { fields: secureFields });
+    await fetchUrl(app, secure, apiHeaders(WORLD.tokens.filesReadonly));
+    await setClock(app, { advanceSeconds: 3601 });
+    return (await fetchUrl(app, secure)).statusCode;
+  },
+  'permanent-until-2038': async (app) => {
+    const url = await uploadedUrl(app);
+    await setClock(app, { now: '2038-01-19T03:14:08Z' });
+    return (await fetchUrl(app, url)).statusCode;
+  },
+  'upload-ext-unchecked-both-targets': uploadStatus({ fields: validFields({ contactId: WORLD.contactId }), files: [{ name: 'tool.exe', bytes: bytesOf('exe', 10) }] }),
+  'exec-field-missing-turn-5': async (app) => {
+    const { executionId } = (await execute(app)).json();
+    let reply: unknown;
+    for (let turn = 2; turn <= 5; turn++) reply = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } })).json();
+    return validExecution(reply);
+  },
+  'session-interaction-reused-turn-4': async (app) => {
+    const { executionId } = (await execute(app)).json();
+    const ids: string[] = [];
+    for (let turn = 2; turn <= 4; turn++) ids.push((await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } })).json().interactionId);
+    return new Set(ids).size;
+  },
 };
 
 async function observe(probe: Probe, fault?: FaultName): Promise<unknown> {

@@ -57,13 +57,17 @@ const API_AUTH: Record<NonNullable<RouteCase['auth']>, Auth> = {
 };
 
 /**
- * Every route by which a caller without files.readonly obtained `file`'s bytes from its URL `url`. Empty when the
- * file is private. An answer that offers URLs (a signed URL in JSON, a Location) is followed, anonymously.
+ * Every route (or those named in `only`) by which a caller without files.readonly obtained `file`'s bytes from its
+ * URL `url`. Empty when the file is private. An answer that offers URLs (a signed URL in JSON, a Location) is
+ * followed, anonymously.
  */
-export async function anonymousLeaks(api: Api, url: string, file: TestFile): Promise<Leak[]> {
+export async function anonymousLeaks(api: Api, url: string, file: TestFile, only?: readonly string[]): Promise<Leak[]> {
   const leaks: Leak[] = [];
   const slug = slugOf(url);
-  for (const row of anonymousRouteCases()) {
+  const rows = anonymousRouteCases();
+  const unknown = only?.filter((route) => !rows.some((row) => row.route === route)) ?? [];
+  if (unknown.length > 0) throw new Error(`no route ${unknown.join(', ')} in specs/cases/anonymous-routes.json`);
+  for (const row of rows.filter((candidate) => only?.includes(candidate.route) ?? true)) {
     if (row.via === 'api' && slug === undefined) continue;
     const reply =
       row.via === 'url'

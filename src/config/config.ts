@@ -1,6 +1,7 @@
 // The suite's one configuration object: read once per process (environment, then .env), validated, resolved with
 // its target (given by the environment, recorded in the fixtures, or the reference server's world), frozen, and
 // passed down as a fixture. Only this module and reference/config.ts read process.env.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -61,6 +62,7 @@ export const SETTINGS = {
   seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
   seedFile: { env: 'SEED_FILE', purpose: 'with REFERENCE_SERVER=1: the reference world, its tokens among it (default reference/seed.json)' },
   referenceClockStart: { env: 'REFERENCE_CLOCK_START', purpose: "with REFERENCE_SERVER=1: the instant its test clock starts at (ISO-8601); default: this machine's now" },
+  generatorSeed: { env: 'GENERATOR_SEED', purpose: 'the seed of the requests drawn beyond the pairwise cover of each rule\'s domain, printed at the start of a run; default 1 in replay and record (the fixtures are made at it), else from the checked-out commit' },
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
@@ -134,6 +136,8 @@ export interface SuiteConfig {
   readonly skipPreflight: boolean;
   /** Where uploads wait for a later run, against a live target without a test clock (src/time/aged-state.ts). */
   readonly stateDir: string;
+  /** The seed of the requests drawn beyond each rule's pairwise cover, and where it comes from. */
+  readonly generator: { readonly seed: number; readonly from: string };
   readonly ci: boolean;
   /** The GitHub Actions job summary the matrix is appended to. */
   readonly githubStepSummary?: string;
@@ -198,6 +202,21 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath
   return set(merged);
 }
 
+/** GENERATOR_SEED; else 1 in replay and record, whose fixtures are made at it; else the checked-out commit's, so each commit draws anew. */
+function generatorSeed(value: string | undefined, mode: Mode, problems: string[]): SuiteConfig['generator'] {
+  if (value !== undefined) {
+    if (/^\d{1,9}$/.test(value)) return { seed: Number(value), from: 'GENERATOR_SEED' };
+    problems.push(`GENERATOR_SEED=${value} is not a whole number of at most 9 digits: ${SETTINGS.generatorSeed.purpose}`);
+  }
+  if (mode !== 'live') return { seed: 1, from: `the fixed seed of ${mode}` };
+  try {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return { seed: Number.parseInt(head.slice(0, 7), 16), from: `commit ${head.slice(0, 7)}` };
+  } catch {
+    return { seed: 1, from: 'no commit to derive it from: set GENERATOR_SEED to vary it' };
+  }
+}
+
 /** One setting's value in an environment read by readEnvironment: its default when unset. */
 export function settingOf(merged: Record<string, string>, key: Key): string | undefined {
   const value = merged[SETTINGS[key].env]?.trim();
@@ -258,6 +277,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     slow: raw('slow') === '1',
     skipPreflight: raw('skipPreflight') === '1',
     stateDir: raw('stateDir') as string,
+    generator: generatorSeed(raw('generatorSeed'), mode, problems),
     ci: raw('ci') !== undefined,
     githubStepSummary: raw('githubStepSummary'),
   };

@@ -63,9 +63,15 @@ describe('defaults', () => {
   test('nothing set: replay of fixtures/, Version v3, the contract replacement path, 30 s timeout, the recorded target', () => {
     const { target, ...config } = configOf({}, NO_DOTENV);
     const contractUrl = pathToFileURL(resolve('reports', 'contract.html')).href;
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', contractUrl, slow: false, skipPreflight: false, stateDir: '.conformance-state', ci: false, githubStepSummary: undefined, rateLimit: 50, maxRetries: 3 });
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', contractUrl, slow: false, skipPreflight: false, stateDir: '.conformance-state', generator: { seed: 1, from: 'the fixed seed of replay' }, ci: false, githubStepSummary: undefined, rateLimit: 50, maxRetries: 3 });
     assert.equal(target?.baseUrl, REPLAY_BASE_URL);
     assert.equal(target?.tokens.access, '<ACCESS_TOKEN>', 'replay sends each token as its placeholder');
+  });
+
+  test('GENERATOR_SEED is taken as given; live, it is the commit\'s; a seed that is not a whole number is named', () => {
+    assert.deepEqual(configOf({ GENERATOR_SEED: '42' }, NO_DOTENV).generator, { seed: 42, from: 'GENERATOR_SEED' });
+    assert.match(configOf(LIVE, NO_DOTENV).generator.from, /^commit [0-9a-f]{7}$/);
+    assert.match(problemsOf({ GENERATOR_SEED: 'abc' }), /GENERATOR_SEED=abc is not a whole number of at most 9 digits: the seed of the requests drawn/);
   });
 
   test('the configuration is frozen, its target too', () => {
