@@ -8,10 +8,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, suiteConfig } from './config/config.ts';
 import { describePreflight, nothingToCheck, preflight } from './preflight/doctor.ts';
-import { describeRateShare, rateShare } from './client/politeness.ts';
+import { describePace, describeRateShare, paceFile, rateShare } from './client/politeness.ts';
 import { referenceProblems } from './reference-server.ts';
 
-export default async function globalSetup(playwright: FullConfig): Promise<void> {
+export default async function globalSetup(playwright: FullConfig): Promise<() => void> {
   const config = suiteConfig();
   const problems = config.reference ? await referenceProblems(config.reference) : [];
   if (problems.length > 0) throw Object.assign(new ConfigError(problems), { stack: '' });
@@ -34,4 +34,10 @@ export default async function globalSetup(playwright: FullConfig): Promise<void>
   rmSync(join(config.reportsDir, 'allure-results'), { recursive: true, force: true });
   if (!playwright.shard) rmSync(join(config.reportsDir, 'blob'), { recursive: true, force: true });
   if (config.mode === 'record') rmSync(config.fixturesDir, { recursive: true, force: true });
+  // The pace the workers share starts at the ceiling; at the end, the run says how far the server made it slow down.
+  rmSync(paceFile(config.reportsDir), { force: true });
+  return () => {
+    const pace = share && describePace(paceFile(config.reportsDir), share.shard);
+    if (pace) console.log(pace);
+  };
 }

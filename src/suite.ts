@@ -20,7 +20,7 @@ import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './c
 import { Secrets } from './config/secrets.ts';
 import { ServerClock } from './time/server-clock.ts';
 import { TimeTravel, type TimeTravelMode } from './time/time-travel.ts';
-import { RATE_WINDOW_MS, RateLimiter, rateShare } from './client/politeness.ts';
+import { Pace, paceFile, RATE_WINDOW_MS, rateShare } from './client/politeness.ts';
 import { Transport } from './client/transport.ts';
 import { excerpt } from './checks/expectations.ts';
 
@@ -30,8 +30,8 @@ interface WorkerFixtures {
   config: SuiteConfig;
   /** One HTTP client per worker: creating one per test costs more than the tests themselves. */
   requestContext: APIRequestContext;
-  /** This worker's share of RATE_LIMIT (all shards' workers share it), for a given live target; none for the in-process reference server or replay. */
-  rateLimiter: RateLimiter | undefined;
+  /** This worker's share of RATE_LIMIT (all shards' workers share it) at the pace the server allows, for a given live target; none for the in-process reference server or replay. */
+  rateLimiter: Pace | undefined;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
   referenceServer: RunningReference | undefined;
   target: Target;
@@ -110,7 +110,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   rateLimiter: [
     async ({ config }, use, workerInfo) => {
       const share = rateShare(config, workerInfo.config.shard?.total ?? 1, workerInfo.config.workers);
-      await use(share && new RateLimiter(share.worker, RATE_WINDOW_MS));
+      await use(share && new Pace(share.worker, RATE_WINDOW_MS, share.worker / config.rateLimit, paceFile(config.reportsDir)));
     },
     { scope: 'worker' },
   ],
@@ -151,6 +151,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
         limiter: rateLimiter,
         maxRetries: config.maxRetries,
         onRetry: note(ANNOTATION.retry),
+        // Waiting for the server's pace is not the test's own time.
+        onWait: (ms) => testInfo.setTimeout(testInfo.timeout + ms),
         onUnreachable: note(ANNOTATION.infrastructure),
         onRateLimited: note(ANNOTATION.inconclusive),
         onAnswer: (url, incoming) => secrets.learn(url, incoming.headers['content-type'], incoming.body),

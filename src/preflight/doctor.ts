@@ -12,7 +12,7 @@ import { FILE_FORM_KEY, UPLOAD_PATH } from '../contract/contract.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { Evidence } from '../client/evidence.ts';
 import { excerpt } from '../checks/expectations.ts';
-import { RATE_WINDOW_MS, RateLimiter } from '../client/politeness.ts';
+import { Pace, RATE_WINDOW_MS } from '../client/politeness.ts';
 import { redactText } from '../config/redact.ts';
 import { type Regime, regimeAt, ServerClock } from '../time/server-clock.ts';
 import { testFile } from '../files/test-file.ts';
@@ -60,7 +60,7 @@ export async function preflight(config: SuiteConfig, ratePerWindow: number): Pro
   if (target === undefined) throw new Error('preflight: the configuration names no target');
   const context = await request.newContext();
   try {
-    const transport = new Transport(context, config.requestTimeoutMs, { limiter: new RateLimiter(ratePerWindow, RATE_WINDOW_MS), maxRetries: config.maxRetries });
+    const transport = new Transport(context, config.requestTimeoutMs, { limiter: new Pace(ratePerWindow, RATE_WINDOW_MS, ratePerWindow / config.rateLimit), maxRetries: config.maxRetries });
     const api = new Api(transport, target, config, new Evidence(secretsOf(target)), { onDeprecatedOperation: () => {} });
     return await new Checkup(api, transport, target, config).run();
   } finally {
