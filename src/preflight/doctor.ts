@@ -6,13 +6,14 @@
 // refusal is explained by comparing it with the answer to the same request changed in one place (a made-up token,
 // a made-up agent, a path no server has).
 import { request } from '@playwright/test';
-import { accepted, Api, type Auth, type Fields, type Reply } from '../client/api.ts';
+import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply } from '../client/api.ts';
 import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
 import { FILE_FORM_KEY, UPLOAD_PATH } from '../contract/contract.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { Evidence } from '../client/evidence.ts';
 import { excerpt } from '../checks/expectations.ts';
 import { Pace, RATE_WINDOW_MS } from '../client/politeness.ts';
+import { SPENT_REASON, SpentRefreshTokens } from '../client/refresh-chain.ts';
 import { redactText } from '../config/redact.ts';
 import { type Regime, regimeAt, ServerClock } from '../time/server-clock.ts';
 import { testFile } from '../files/test-file.ts';
@@ -110,17 +111,31 @@ class Checkup {
   async run(): Promise<Preflight> {
     if (await this.#reach()) {
       const now = await this.#clock();
-      const upload = await this.#upload(now === undefined ? undefined : regimeAt(now));
-      if (upload) await this.#scopes(upload);
-      if (await this.#execute()) await this.#refusedExecutions();
-      await this.#routes();
+      const upload = await this.#unjudged('the upload and its signed URL', () => this.#upload(now === undefined ? undefined : regimeAt(now)));
+      if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
+      if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
+      await this.#unjudged('the operations\' paths', () => this.#routes());
     }
     const { tokens } = this.target;
+    if (tokens.oauthRefreshToken !== undefined && new SpentRefreshTokens(this.config.stateDir, new URL(this.target.baseUrl).origin).has(tokens.oauthRefreshToken)) {
+      this.#notes.push(`${SETTINGS.oauthRefreshToken.env}: ${SPENT_REASON}; the refresh checks skip`);
+    }
     if (tokens.pit !== undefined) this.#unseen.push('PIT_TOKEN (a target may refuse PITs as it refuses unknown tokens)');
     if (tokens.oauthRefreshToken !== undefined) this.#unseen.push('OAUTH_REFRESH_TOKEN, OAUTH_CLIENT_SECRET (an exchange would spend the refresh token)');
     const line = (title: string, items: string[]) => (items.length > 0 ? [`${title}: ${items.join('; ')}`] : []);
     const notes = [...this.#notes, ...line('accepted', this.#accepted), ...line('as promised', this.#promised), ...line('not seen', this.#unseen)];
     return { problems: [...this.#problems.values()], notes };
+  }
+
+  /** A probe the network failed (a gateway's 5xx on a POST, faults past the retries): no problem of the setup, the run judges it. */
+  async #unjudged<T>(what: string, probe: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await probe();
+    } catch (error) {
+      if (!(error instanceof InfrastructureError)) throw error;
+      this.#notes.push(`${what}: not checked, the network failed (${error.message.split('\n')[0]}); the run judges it`);
+      return undefined;
+    }
   }
 
   /** The first problem of each variable: a later check that trips on the same variable would only repeat it. */
