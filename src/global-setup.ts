@@ -1,4 +1,4 @@
-// Once per run, before any worker: the rate limit this shard keeps to, the preflight of a live target (so that a
+// Once per run, before any worker: the rate limit this shard keeps to (and, at the end, the pace the server allowed), the preflight of a live target (so that a
 // misconfigured run stops with one line per problem rather than a failure per test), reports of this run only, and,
 // for a recording, an empty fixtures folder so that no stale file survives. The preflight is pointless where the
 // suite starts its own reference server (the default run, the recording, the mutation run): its world comes from the
