@@ -38,6 +38,6 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   rmSync(paceFile(config.reportsDir), { force: true });
   return () => {
     const pace = share && describePace(paceFile(config.reportsDir), share.shard);
-    if (pace) console.log(pace);
+    if (pace) console.log(`\n${pace}`);
   };
 }
