@@ -1,8 +1,9 @@
 // Once per run, before any worker: the rate limit this shard keeps to (and, at the end, the pace the server allowed),
 // the preflight of a live target (so that a run no verdict of which could mean anything stops with one line per
-// problem rather than a failure per test), reports of this run only, and, for a recording, an empty fixtures folder so that no stale file survives. The preflight is pointless where the
-// suite starts its own reference server (the default run, the recording, the mutation run): its world comes from the
-// seed, and a mutation run's servers are broken on purpose.
+// problem rather than a failure per test), reports of this run only, and, for a recording, an empty fixtures folder
+// so that no stale file survives. The preflight is pointless where the suite starts its own reference server (the
+// default run, the recording, the mutation run): its world comes from the seed, and a mutation run's servers are
+// broken on purpose.
 import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
