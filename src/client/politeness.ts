@@ -94,11 +94,12 @@ const bounded = (seconds: number) => Math.min(MAX_WAIT_SECONDS, Math.max(0, seco
 
 /**
  * Seconds to wait after a throttled answer, retry `attempt` (0-based): its Retry-After, else the reset its rate
- * headers announce, else 1, 2, 4… of its own.
+ * headers announce, else 2, 4, 8… of its own (together past a window of 10 s, the platform's, which the first three
+ * retries must outlast).
  */
 export function throttleWaitSeconds(headers: Headers, attempt: number, now = Date.now()): number {
   const told = retryAfterSeconds(headers, now) ?? announcedLimit(headers, now)?.resetSeconds;
-  return Math.ceil(bounded(told ?? 2 ** attempt));
+  return Math.ceil(bounded(told ?? 2 ** (attempt + 1)));
 }
 
 /** The pace of the whole run, shared by its workers through one small file: when to send again, and how fast. */
