@@ -12,6 +12,8 @@ export interface Outgoing {
   multipart?: FormData;
   data?: unknown;
   maxRedirects?: number;
+  /** A POST that has the same effect sent twice (the test clock set to an instant): retried as a GET is. */
+  idempotent?: true;
 }
 
 export interface Incoming {
@@ -68,7 +70,7 @@ export class Transport {
     const maxRetries = this.mode.maxRetries ?? 0;
     const what = `${out.method} ${redactUrl(out.url)}`;
     // A GET or HEAD may be sent again whatever happened to it; a POST only where no byte of an answer came back.
-    const idempotent = out.method !== 'POST';
+    const idempotent = out.method !== 'POST' || out.idempotent === true;
     for (let attempt = 0; ; attempt++) {
       const waited = (await this.mode.limiter?.acquire()) ?? 0;
       if (waited > 0) this.mode.onWait?.(waited);

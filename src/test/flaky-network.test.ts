@@ -51,6 +51,14 @@ test('a POST reset before any answer is re-sent and says so; a POST answered 503
   });
 });
 
+test('a POST that has the same effect sent twice (the test clock set to an instant) is retried after a 503 as a GET is', async () => {
+  await behindProxy({ unavailable: 0.5, reset: 0 }, async (base, transport, notes) => {
+    for (let i = 0; i < 4; i++) assert.equal((await transport.fetch({ method: 'POST', url: `${base}/no-such-route`, headers: {}, data: { i }, idempotent: true })).status, 404);
+    assert.ok(notes.retries.length > 0);
+    assert.deepEqual(notes.unreachable, []);
+  });
+});
+
 test('the flaky proxy forwards to loopback only', async () => {
   await assert.rejects(startFlakyProxy({ target: 'http://example.com', unavailable: 0.1, reset: 0 }), /loopback only/);
   await assert.rejects(startFlakyProxy({ target: 'http://127.0.0.1:1', unavailable: 0.9, reset: 0 }), /--unavailable 0.9 is not a fraction/);
