@@ -17,7 +17,10 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
   outputDir: `${config.reportsDir}/test-results`,
   fullyParallel: true,
   forbidOnly: true,
-  retries: 0,
+  // Against a live target a test the network left without a verdict runs once more, at the end, alone (only those:
+  // src/suite.ts marks every other failure final). Never in replay, nor in the mutation run, whose failures are wanted.
+  retries: config.mode === 'live' && !config.mutation ? 1 : 0,
+  retryStrategy: 'isolated',
   workers: sharedClock ? 1 : 2,
   timeout: 60_000,
   reporter: config.mutation

@@ -2,6 +2,7 @@
 // each with its purpose, named in full when it is wrong. Only this module and src/config/config.ts read process.env.
 import { type FaultName, parseFault } from './faults.ts';
 import { parseStyle } from './style.ts';
+import { parseThrottle, type Throttle, THROTTLE_FORMAT } from './throttle.ts';
 import { loadSeed, type SeedData } from './world.ts';
 
 export const SERVER_SETTINGS = {
@@ -12,7 +13,7 @@ export const SERVER_SETTINGS = {
   fault: { env: 'FAULT', purpose: 'break exactly one rule (reference/faults.ts), in either style' },
   seedFile: { env: 'SEED_FILE', purpose: 'the world: locations, conversations, contacts, agents, apps, tokens (default reference/seed.json)' },
   logLevel: { env: 'LOG_LEVEL', purpose: 'pino log level', default: 'info' },
-  throttle: { env: 'THROTTLE', purpose: '<max>/<seconds>[/429|503]: past that many requests in the window, answer with Retry-After' },
+  throttle: { env: 'THROTTLE', purpose: `${THROTTLE_FORMAT}: past that many requests in the window, answer 429 (or 503) with Retry-After in seconds (or as an HTTP-date), or tell the limit only in X-RateLimit-* headers; for all callers, or per token` },
 } as const;
 
 export interface ServerConfig {
@@ -24,7 +25,7 @@ export interface ServerConfig {
   fault?: FaultName;
   seedData: SeedData;
   logLevel: string;
-  throttle?: { max: number; windowMs: number; status: 429 | 503 };
+  throttle?: Throttle;
 }
 
 /** The entry point's settings; throws one message naming every wrong variable with its purpose. */
@@ -45,8 +46,8 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
   const port = Number(raw('port'));
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT=${raw('port')} is not a port number (${SERVER_SETTINGS.port.purpose})`);
   const throttleText = raw('throttle');
-  const match = /^(\d+)\/(\d+(?:\.\d+)?)(?:\/(429|503))?$/.exec(throttleText ?? '');
-  if (throttleText !== undefined && !match) problems.push(`THROTTLE=${throttleText} is not <max>/<seconds>[/429|503] (answer with Retry-After past that many requests)`);
+  const throttle = throttleText === undefined ? undefined : parseThrottle(throttleText);
+  if (throttleText !== undefined && !throttle) problems.push(`THROTTLE=${throttleText} is not ${SERVER_SETTINGS.throttle.purpose}`);
   attempt(() => parseStyle(raw('style')));
   const fault = attempt(() => parseFault(raw('fault')));
   const seedData = attempt(() => loadSeed(raw('seedFile')));
@@ -59,6 +60,6 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     fault,
     seedData: seedData as SeedData,
     logLevel: raw('logLevel') as string,
-    throttle: match ? { max: Number(match[1]), windowMs: Number(match[2]) * 1000, status: Number(match[3] ?? 429) as 429 | 503 } : undefined,
+    throttle,
   };
 }

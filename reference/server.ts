@@ -16,6 +16,7 @@ import { testClockRoutes } from './plugins/test-clock.ts';
 import { uploadRoutes } from './plugins/upload.ts';
 import { DEFAULT_POLICY, type Refusal, refusalOf } from './policy.ts';
 import { parseStyle, policyOfStyle } from './style.ts';
+import { type Throttle, throttleHook } from './throttle.ts';
 import { loadSeed, type SeedData, World } from './world.ts';
 
 export interface ServerOptions {
@@ -34,8 +35,8 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Cut off clients that take longer than this to send a whole request. */
   requestTimeoutMs?: number;
-  /** Answer `status` with Retry-After once more than `max` requests arrived within `windowMs` (THROTTLE), by real time. */
-  throttle?: { max: number; windowMs: number; status: 429 | 503 };
+  /** Answer `status` once more than `max` requests arrived within `windowMs` (THROTTLE), by real time: throttle.ts. */
+  throttle?: Throttle;
 }
 
 export async function buildServer(options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -89,16 +90,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
 
   if (options.throttle) {
     const { max, windowMs, status } = options.throttle;
-    const arrivals: number[] = [];
-    app.addHook('onRequest', async (_request, reply) => {
-      const now = Date.now();
-      while (arrivals.length > 0 && arrivals[0] <= now - windowMs) arrivals.shift();
-      if (arrivals.length >= max) {
-        if (ctx.policy.retryAfter) reply.header('retry-after', String(Math.max(1, Math.ceil((arrivals[0] + windowMs - now) / 1000))));
-        return refuse(reply, new ApiError(status, status === 429 ? 'too_many_requests' : 'unavailable', `more than ${max} requests in ${windowMs} ms`));
-      }
-      arrivals.push(now);
-    });
+    const error = new ApiError(status, status === 429 ? 'too_many_requests' : 'unavailable', `more than ${max} requests in ${windowMs} ms`);
+    app.addHook('onRequest', throttleHook(options.throttle, () => clock.now(), ctx.policy.retryAfter, (reply) => refuse(reply, error)));
   }
 
   app.addHook('onRequest', async (request) => {

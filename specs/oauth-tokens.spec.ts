@@ -5,7 +5,7 @@
 // spend the refresh token the previous exchange issued, so one run spends OAUTH_REFRESH_TOKEN at most once.
 import { accepted, type Api, type Reply } from '../src/client/api.ts';
 import { pickIds, type TargetId } from '../src/config/config.ts';
-import type { RefreshChain } from '../src/client/refresh-chain.ts';
+import { type RefreshChain, SPENT_REASON } from '../src/client/refresh-chain.ts';
 import { credentialStrings } from '../src/config/secrets.ts';
 import { expect, observe, outcome, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { testFile } from '../src/files/test-file.ts';
@@ -14,7 +14,7 @@ const FILE = testFile('issued-token.pdf', 300);
 
 /** A refresh exchange spending the chain's refresh token, `fields` changed (undefined leaves one out); an accepted one advances the chain. */
 async function refresh(api: Api, chain: RefreshChain, label: string, fields: Record<string, string | undefined> = {}): Promise<Reply> {
-  const form = { grant_type: 'refresh_token', client_id: api.target.oauthClientId, client_secret: api.target.tokens.oauthClientSecret, refresh_token: chain.current, ...fields };
+  const form = { grant_type: 'refresh_token', client_id: api.target.oauthClientId, client_secret: api.target.tokens.oauthClientSecret, refresh_token: chain.spend(), ...fields };
   const reply = await api.oauthToken(label, Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined)));
   if (accepted(reply)) chain.advance(reply.json());
   return reply;
@@ -40,7 +40,10 @@ async function expectWorkingToken(api: Api, exchange: Reply): Promise<void> {
 test.describe('refresh tokens', () => {
   // In order, in one worker, and stopping at the first failure: each test spends the refresh token the previous one got.
   test.describe.configure({ mode: 'serial' });
-  test.beforeEach(({ target }) => requireSettings(target, ['oauthClientId', 'oauthClientSecret', 'oauthRefreshToken']));
+  test.beforeEach(({ target, refreshChain }) => {
+    requireSettings(target, ['oauthClientId', 'oauthClientSecret', 'oauthRefreshToken']);
+    test.skip(refreshChain.spentByEarlierRun, SPENT_REASON);
+  });
 
   test(...rule('OAUTH-REFRESH', 'a refreshed access token uploads and executes in LOCATION_ID'), async ({ api, refreshChain }) => {
     await expectWorkingToken(api, await refresh(api, refreshChain, 'POST /oauth/token with the refresh token'));

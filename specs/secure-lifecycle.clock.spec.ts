@@ -76,6 +76,7 @@ test.describe('secure attachment lifecycle', () => {
       instants: [0, ...(travel.farReachable ? [HOUR / 2] : []), HOUR - travel.margin],
       // From the half hour, as a test clock checks: a younger upload of an earlier run adds little to the check at once.
       aged: { from: HOUR / 2, to: HOUR - travel.margin },
+      holds: { from: 0, to: HOUR },
       check: async ({ files: [file], urls: [url] }, when) => expect.soft(await api.anonymous(`read ${when}`, url), `${file.name} read ${when}`).toServeBytesOf(file),
     });
   });
@@ -84,6 +85,7 @@ test.describe('secure attachment lifecycle', () => {
     await travel.afterUpload({
       upload: () => uploadAll(api, [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)], true),
       instants: [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH] : [])],
+      holds: { from: HOUR, to: Number.POSITIVE_INFINITY },
       check: (uploaded, when) => expectPrivate(api, uploaded, when),
     });
   });

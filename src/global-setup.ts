@@ -1,17 +1,18 @@
-// Once per run, before any worker: the rate limit this shard keeps to, the preflight of a live target (so that a
-// misconfigured run stops with one line per problem rather than a failure per test), reports of this run only, and,
-// for a recording, an empty fixtures folder so that no stale file survives. The preflight is pointless where the
-// suite starts its own reference server (the default run, the recording, the mutation run): its world comes from the
-// seed, and a mutation run's servers are broken on purpose.
+// Once per run, before any worker: the rate limit this shard keeps to (and, at the end, the pace the server allowed),
+// the preflight of a live target (so that a run no verdict of which could mean anything stops with one line per
+// problem rather than a failure per test), reports of this run only, and, for a recording, an empty fixtures folder
+// so that no stale file survives. The preflight is pointless where the suite starts its own reference server (the
+// default run, the recording, the mutation run): its world comes from the seed, and a mutation run's servers are
+// broken on purpose.
 import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, suiteConfig } from './config/config.ts';
 import { describePreflight, nothingToCheck, preflight } from './preflight/doctor.ts';
-import { describeRateShare, rateShare } from './client/politeness.ts';
+import { describePace, describeRateShare, paceFile, rateShare } from './client/politeness.ts';
 import { referenceProblems } from './reference-server.ts';
 
-export default async function globalSetup(playwright: FullConfig): Promise<void> {
+export default async function globalSetup(playwright: FullConfig): Promise<() => void> {
   const config = suiteConfig();
   const problems = config.reference ? await referenceProblems(config.reference) : [];
   if (problems.length > 0) throw Object.assign(new ConfigError(problems), { stack: '' });
@@ -35,4 +36,10 @@ export default async function globalSetup(playwright: FullConfig): Promise<void>
   rmSync(join(config.reportsDir, 'allure-results'), { recursive: true, force: true });
   if (!playwright.shard) rmSync(join(config.reportsDir, 'blob'), { recursive: true, force: true });
   if (config.mode === 'record') rmSync(config.fixturesDir, { recursive: true, force: true });
+  // The pace the workers share starts at the ceiling; at the end, the run says how far the server made it slow down.
+  rmSync(paceFile(config.reportsDir), { force: true });
+  return () => {
+    const pace = share && describePace(paceFile(config.reportsDir), share.shard);
+    if (pace) console.log(`\n${pace}`);
+  };
 }

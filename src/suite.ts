@@ -3,7 +3,7 @@
 // gives every test its rule id, level and contract quote.
 // `_baseTest`, not `test`: the browser fixtures' two automatic ones (trace recording, context options) cost about
 // 12 ms of stack captures per test and serve nothing here (no browser, traces off).
-import { _baseTest as base, type APIRequestContext, request, type TestDetails } from '@playwright/test';
+import { _baseTest as base, type APIRequestContext, request, type TestDetails, type TestInfo } from '@playwright/test';
 // The synchronous facade: a parameter becomes a message of the test, not a step of its own with a captured stack.
 import { parameter } from 'allure-js-commons/sync';
 import { UploadState } from './time/aged-state.ts';
@@ -15,13 +15,13 @@ import { Evidence } from './client/evidence.ts';
 import { fixturePath, Masker, Replay, writeRecordedTarget, writeRecording } from './client/recording.ts';
 import { startReference, type RunningReference } from './reference-server.ts';
 import { redactText } from './config/redact.ts';
-import { RefreshChain } from './client/refresh-chain.ts';
+import { RefreshChain, SpentRefreshTokens } from './client/refresh-chain.ts';
 import { OPERATION_OF_AREA, ruleById, type RuleId, SEVERITY_OF_LEVEL } from './contract/rules.ts';
 import { Secrets } from './config/secrets.ts';
 import { regimeAt, ServerClock } from './time/server-clock.ts';
 import type { Reach } from './checks/requests.ts';
 import { TimeTravel, type TimeTravelMode } from './time/time-travel.ts';
-import { RATE_WINDOW_MS, RateLimiter, rateShare } from './client/politeness.ts';
+import { Pace, paceFile, RATE_WINDOW_MS, rateShare } from './client/politeness.ts';
 import { Transport } from './client/transport.ts';
 import { excerpt } from './checks/expectations.ts';
 import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
@@ -34,8 +34,8 @@ interface WorkerFixtures {
   config: SuiteConfig;
   /** One HTTP client per worker: creating one per test costs more than the tests themselves. */
   requestContext: APIRequestContext;
-  /** This worker's share of RATE_LIMIT (all shards' workers share it), for a given live target; none for the in-process reference server or replay. */
-  rateLimiter: RateLimiter | undefined;
+  /** This worker's share of RATE_LIMIT (all shards' workers share it) at the pace the server allows, for a given live target; none for the in-process reference server or replay. */
+  rateLimiter: Pace | undefined;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
   referenceServer: RunningReference | undefined;
   target: Target;
@@ -48,6 +48,8 @@ interface WorkerFixtures {
 interface TestFixtures {
   /** In the mutation run, a failed test does not cost its worker. */
   keepWorkerAfterFailure: void;
+  /** Only a test the network left without a verdict is run again. */
+  onlyNetworkReruns: void;
   /** Puts this worker's reference server back in its starting state before each test. */
   freshReference: void;
   transport: Transport;
@@ -64,6 +66,18 @@ interface WorkerOptions {
   fault: string | undefined;
   /** Project option: the style of this project's reference servers (REFERENCE_STYLE, or per project in the mutation run). */
   style: string | undefined;
+}
+
+/** The tests the network left without a verdict (a fault the transport gave up on): they may run once more. */
+const troubled = new WeakSet<TestInfo>();
+
+/**
+ * Playwright retries every failed test, and has no public way to retry only some: a failure that is the server's
+ * verdict is marked as its own non-retriable errors are. Checked, so that a Playwright that drops the field fails loudly.
+ */
+function finalFailure(testInfo: TestInfo): void {
+  if (!('_hasNonRetriableError' in testInfo)) throw new Error('Playwright no longer has TestInfo._hasNonRetriableError: only network faults may be re-run (src/suite.ts)');
+  (testInfo as unknown as { _hasNonRetriableError: boolean })._hasNonRetriableError = true;
 }
 
 /** Hands a worker's resource to its users, then closes it, however they ended. */
@@ -104,7 +118,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
 
   secrets: [async ({ target }, use) => use(new Secrets(secretsByName(target), new Set(Object.values(pickIds(target)).filter((id) => id !== undefined)))), { scope: 'worker' }],
 
-  refreshChain: [async ({ target }, use) => use(new RefreshChain(target.tokens.oauthRefreshToken)), { scope: 'worker' }],
+  // A real target's spent refresh tokens are remembered (as digests) for later runs; a reference server's come back with each reset.
+  refreshChain: [
+    async ({ target, config }, use) =>
+      use(new RefreshChain(target.tokens.oauthRefreshToken, config.mode === 'live' && !target.freshEachTest ? new SpentRefreshTokens(config.stateDir, new URL(target.baseUrl).origin) : undefined)),
+    { scope: 'worker' },
+  ],
 
   requestContext: [
     async ({}, use) => lend(await request.newContext(), (context) => context.dispose(), use),
@@ -114,7 +133,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   rateLimiter: [
     async ({ config }, use, workerInfo) => {
       const share = rateShare(config, workerInfo.config.shard?.total ?? 1, workerInfo.config.workers);
-      await use(share && new RateLimiter(share.worker, RATE_WINDOW_MS));
+      await use(share && new Pace(share.worker, RATE_WINDOW_MS, share.worker / config.rateLimit, paceFile(config.reportsDir)));
     },
     { scope: 'worker' },
   ],
@@ -126,6 +145,20 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     async ({ config }, use, testInfo) => {
       await use();
       if (config.mutation && testInfo.status === 'failed') testInfo.expectedStatus = 'failed';
+    },
+    { auto: true, box: 'self' },
+  ],
+
+  // A test left without a verdict by the network (a reset, a timeout, a gateway's 5xx, a 429 past the retries) runs
+  // once more at the end of the run (playwright.config.ts: retries 1, isolated); any other failure is final, and so is
+  // a test that spent a refresh token (a re-run would spend one again).
+  onlyNetworkReruns: [
+    async ({ refreshChain }, use, testInfo) => {
+      if (testInfo.retry > 0) testInfo.annotations.push({ type: ANNOTATION.rerun, description: `run once more at the end of the run: its first run had no verdict for a fault of the network (retry ${testInfo.retry})` });
+      const spends = refreshChain.spends;
+      await use();
+      const network = troubled.has(testInfo) && refreshChain.spends === spends;
+      if (testInfo.status !== 'passed' && testInfo.status !== 'skipped' && !network) finalFailure(testInfo);
     },
     { auto: true, box: 'self' },
   ],
@@ -155,8 +188,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
         limiter: rateLimiter,
         maxRetries: config.maxRetries,
         onRetry: note(ANNOTATION.retry),
-        onUnreachable: note(ANNOTATION.infrastructure),
-        onRateLimited: note(ANNOTATION.inconclusive),
+        // Waiting for the server's pace is not the test's own time.
+        onWait: (ms) => testInfo.setTimeout(testInfo.timeout + ms),
+        onUnreachable: (what) => {
+          troubled.add(testInfo);
+          note(ANNOTATION.infrastructure)(what);
+        },
+        onRateLimited: (what) => {
+          troubled.add(testInfo);
+          note(ANNOTATION.inconclusive)(what);
+        },
         onAnswer: (url, incoming) => secrets.learn(url, incoming.headers['content-type'], incoming.body),
       });
       try {

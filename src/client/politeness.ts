@@ -1,31 +1,12 @@
-// Politeness towards a live target: a rate limit per worker (the shards of a run, and the workers of a shard, share
-// the configured budget) and bounded retries of 429 and 503 answers after their Retry-After. Real time here, not the
-// server's clock: this is about how hard the suite leans on the server, not about what the contract says of time.
+// Politeness towards a live target: a pace per worker (the shards of a run, and the workers of a shard, share the
+// configured ceiling), lowered for the whole run when the server says it is too fast and recovered slowly, and the
+// waits a throttled answer asks for. Real time here, not the server's clock: this is about how hard the suite leans on
+// the server, not about what the contract says of time; a server's own dates are read against its own Date header.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { SuiteConfig } from '../config/config.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** At most `max` requests in any `windowMs`; acquire() waits for a slot. */
-export class RateLimiter {
-  readonly #sent: number[] = [];
-
-  constructor(
-    readonly max: number,
-    readonly windowMs: number,
-  ) {}
-
-  async acquire(): Promise<void> {
-    for (;;) {
-      const now = Date.now();
-      while (this.#sent.length > 0 && this.#sent[0] <= now - this.windowMs) this.#sent.shift();
-      if (this.#sent.length < this.max) {
-        this.#sent.push(now);
-        return;
-      }
-      await sleep(this.#sent[0] + this.windowMs - now);
-    }
-  }
-}
 
 /** The window of the platform's rate limit: 100 requests per 10 s per app and location. */
 export const RATE_WINDOW_MS = 10_000;
@@ -58,14 +39,197 @@ export function describeRateShare(rateLimit: number, share: RateShare, shard: { 
 }
 
 const MAX_WAIT_SECONDS = 60;
+/** After a throttled answer the pace climbs back by this fraction of the ceiling per window: slowly. */
+const RECOVERY_PER_WINDOW = 0.1;
+/** Of a limit the server announces, the suite uses this much: its count and the server's never line up exactly. */
+const ANNOUNCED_MARGIN = 0.8;
 
-/** Seconds to wait before retry `attempt` (0-based): the server's Retry-After (seconds or a date), else 1, 2, 4… */
-export function retryDelaySeconds(retryAfter: string | undefined, attempt: number, now = Date.now()): number {
-  const seconds = retryAfter === undefined ? Number.NaN : /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : (Date.parse(retryAfter) - now) / 1000;
-  const wait = Number.isNaN(seconds) ? 2 ** attempt : seconds;
-  return Math.min(MAX_WAIT_SECONDS, Math.max(0, Math.ceil(wait)));
+/** The headers of an answer, lower-case, as both transports give them. */
+type Headers = Record<string, string | undefined>;
+
+const header = (headers: Headers, ...names: string[]) => names.map((name) => headers[name]).find((value) => value !== undefined && value.trim() !== '');
+
+/** The server's now by its own Date header, else this machine's: a server's dates are compared with its own clock. */
+const serverNow = (headers: Headers, now: number) => {
+  const date = Date.parse(header(headers, 'date') ?? '');
+  return Number.isNaN(date) ? now : date;
+};
+
+/** RFC 9110 §10.2.3: Retry-After is delay-seconds or an HTTP-date, read against the answer's Date (a test clock may be anywhere). */
+export function retryAfterSeconds(headers: Headers, now = Date.now()): number | undefined {
+  const value = header(headers, 'retry-after')?.trim();
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : (at - serverNow(headers, now)) / 1000;
 }
 
-export const RETRIED_STATUSES = new Set([429, 503]);
+/** What `X-RateLimit-*` or `RateLimit-*` headers (IETF draft, both its forms) say, where a server sends them. */
+export interface AnnouncedLimit {
+  limit?: number;
+  remaining?: number;
+  /** Seconds until the window resets. */
+  resetSeconds?: number;
+  windowSeconds?: number;
+}
+
+export function announcedLimit(headers: Headers, now = Date.now()): AnnouncedLimit | undefined {
+  const number = (value: string | undefined) => (value !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : undefined);
+  const combined = Object.fromEntries(
+    (header(headers, 'ratelimit') ?? '').split(/[,;]/).map((part) => part.trim().split('=')).filter((pair) => pair.length === 2).map(([k, v]) => [k.trim().toLowerCase(), v.trim()]),
+  ) as Record<string, string>;
+  const limit = number(header(headers, 'x-ratelimit-limit', 'x-ratelimit-max', 'ratelimit-limit') ?? combined.limit);
+  const remaining = number(header(headers, 'x-ratelimit-remaining', 'ratelimit-remaining') ?? combined.remaining ?? combined.r);
+  const reset = number(header(headers, 'x-ratelimit-reset', 'ratelimit-reset') ?? combined.reset ?? combined.t);
+  const intervalMs = number(header(headers, 'x-ratelimit-interval-milliseconds'));
+  const policyWindow = number(/\bw=(\d+)/.exec(header(headers, 'ratelimit-policy', 'x-ratelimit-policy') ?? '')?.[1]);
+  if (limit === undefined && remaining === undefined) return undefined;
+  // A reset past a billion is an instant in epoch seconds (GitHub's form), read against the answer's Date; else a delay.
+  const resetSeconds = reset === undefined ? undefined : reset > 1e9 ? reset - serverNow(headers, now) / 1000 : reset;
+  return { limit, remaining, resetSeconds, windowSeconds: intervalMs !== undefined ? intervalMs / 1000 : policyWindow };
+}
+
+/** A wait in seconds, never negative nor past MAX_WAIT_SECONDS, whatever a server's clock says. */
+const bounded = (seconds: number) => Math.min(MAX_WAIT_SECONDS, Math.max(0, seconds));
+
+/**
+ * Seconds to wait after a throttled answer, retry `attempt` (0-based): its Retry-After, else the reset its rate
+ * headers announce, else 2, 4, 8… of its own (together past a window of 10 s, the platform's, which the first three
+ * retries must outlast).
+ */
+export function throttleWaitSeconds(headers: Headers, attempt: number, now = Date.now()): number {
+  const told = retryAfterSeconds(headers, now) ?? announcedLimit(headers, now)?.resetSeconds;
+  return Math.ceil(bounded(told ?? 2 ** (attempt + 1)));
+}
+
+/** The pace of the whole run, shared by its workers through one small file: when to send again, and how fast. */
+interface PaceState {
+  /** No request before this instant (this machine's clock, which all workers share). */
+  pausedUntil: number;
+  /** The fraction of the ceiling in force at `since`; it climbs back from there. */
+  factor: number;
+  since: number;
+  /** Throttled answers of the run, and the lowest fraction the pace fell to. */
+  throttles: number;
+  lowest: number;
+}
+
+const FULL: PaceState = { pausedUntil: 0, factor: 1, since: 0, throttles: 0, lowest: 1 };
+
+/** Where the workers of one run (on one machine) share its pace: beside its reports, emptied by the global setup. */
+export const paceFile = (reportsDir: string) => join(reportsDir, 'pace.json');
+
+/** The run's pace as the last worker left it, or undefined when no worker ever had to slow down. */
+export function readPace(file: string): PaceState | undefined {
+  try {
+    return { ...FULL, ...(JSON.parse(readFileSync(file, 'utf8')) as Partial<PaceState>) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line for the end of a run: the pace the server allowed, or nothing when it never slowed the run down. */
+export function describePace(file: string, ceiling: number): string | undefined {
+  const pace = readPace(file);
+  if (pace === undefined || pace.throttles === 0 && pace.lowest === 1) return undefined;
+  return `Pace: the server slowed the run ${pace.throttles} times; it went down to ${Math.max(1, Math.floor(ceiling * pace.lowest))} requests per ${RATE_WINDOW_MS / 1000} s (ceiling ${ceiling}, RATE_LIMIT's share of this run)`;
+}
+
+/**
+ * At most `ceiling × factor` requests in any window for this worker, where the factor falls by half at every
+ * throttled answer of any worker and climbs back by RECOVERY_PER_WINDOW per window; a limit the server announces
+ * caps it (with a margin), and a pause it asks for holds every worker. Without a file, the pace is this worker's alone.
+ */
+export class Pace {
+  readonly #sent: number[] = [];
+  #own: PaceState = { ...FULL };
+
+  constructor(
+    readonly ceiling: number,
+    readonly windowMs: number,
+    /** This worker's fraction of what the whole run sends (an announced limit is the whole run's). */
+    readonly fraction: number,
+    private readonly file?: string,
+  ) {}
+
+  #read(): PaceState {
+    return this.file === undefined ? this.#own : (readPace(this.file) ?? FULL);
+  }
+
+  #write(state: PaceState): void {
+    this.#own = state;
+    if (this.file === undefined) return;
+    mkdirSync(dirname(this.file), { recursive: true });
+    const temporary = `${this.file}.${process.pid}`;
+    writeFileSync(temporary, JSON.stringify(state));
+    renameSync(temporary, this.file);
+  }
+
+  #factor(state: PaceState, now: number): number {
+    return Math.min(1, state.factor + (RECOVERY_PER_WINDOW * Math.max(0, now - state.since)) / this.windowMs);
+  }
+
+  /** Requests this worker may send per window now. */
+  limit(now = Date.now()): number {
+    return Math.max(1, Math.floor(this.ceiling * this.#factor(this.#read(), now)));
+  }
+
+  /** Waits for a slot; returns how long it waited, in ms. */
+  async acquire(): Promise<number> {
+    const started = Date.now();
+    for (;;) {
+      const now = Date.now();
+      const state = this.#read();
+      if (state.pausedUntil > now) {
+        await sleep(state.pausedUntil - now);
+        continue;
+      }
+      while (this.#sent.length > 0 && this.#sent[0] <= now - this.windowMs) this.#sent.shift();
+      const limit = this.limit(now);
+      if (this.#sent.length < limit) {
+        this.#sent.push(now);
+        return now - started;
+      }
+      await sleep(this.#sent[this.#sent.length - limit] + this.windowMs - now);
+    }
+  }
+
+  /** A throttled answer (429, or 503 with Retry-After): the whole run pauses for its wait and halves its pace. Returns the wait in seconds. */
+  throttled(headers: Headers, attempt: number): number {
+    const wait = throttleWaitSeconds(headers, attempt);
+    const now = Date.now();
+    const state = this.#read();
+    const factor = Math.max(1 / this.ceiling, Math.min(this.#factor(state, now), this.#cap(headers) ?? 1) / 2);
+    this.#write({ pausedUntil: Math.max(state.pausedUntil, now + wait * 1000), factor, since: now, throttles: state.throttles + 1, lowest: Math.min(state.lowest, factor) });
+    return wait;
+  }
+
+  /** Any other answer: a limit the server announces caps the pace, and a spent window pauses the run until it resets. */
+  observe(headers: Headers): void {
+    const announced = announcedLimit(headers);
+    if (announced === undefined) return;
+    const now = Date.now();
+    const state = this.#read();
+    const cap = this.#cap(headers);
+    const spent = announced.remaining !== undefined && announced.remaining <= 0;
+    const current = this.#factor(state, now);
+    // A cap a little under the current pace is left to the margin: no write per answer while the pace climbs back.
+    if (!spent && (cap === undefined || cap >= current * 0.9)) return;
+    const pausedUntil = spent ? Math.max(state.pausedUntil, now + 1000 * Math.ceil(bounded(announced.resetSeconds ?? this.windowMs / 1000))) : state.pausedUntil;
+    const factor = Math.min(current, cap ?? 1);
+    this.#write({ ...state, pausedUntil, factor, since: now, lowest: Math.min(state.lowest, factor) });
+  }
+
+  /** The fraction of the ceiling an announced limit leaves this worker, or undefined when none is announced. */
+  #cap(headers: Headers): number | undefined {
+    const announced = announcedLimit(headers);
+    if (announced?.limit === undefined) return undefined;
+    const perWindow = (announced.limit * this.windowMs) / (1000 * (announced.windowSeconds ?? this.windowMs / 1000));
+    return Math.max(1 / this.ceiling, Math.min(1, (perWindow * ANNOUNCED_MARGIN * this.fraction) / this.ceiling));
+  }
+}
+
+/** Backoff of a network fault (a reset, a timeout, a 502/503/504 without Retry-After): 1, 2, 4… s. */
+export const networkWaitSeconds = (attempt: number) => Math.ceil(bounded(2 ** attempt));
 
 export { sleep };

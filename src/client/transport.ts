@@ -1,7 +1,7 @@
 // Every request of the suite goes through here: live as it is, recorded in record mode, answered from the
 // recording in replay mode. The API client and the server clock share one transport per test.
 import type { APIRequestContext } from '@playwright/test';
-import { type RateLimiter, RETRIED_STATUSES, retryDelaySeconds, sleep } from './politeness.ts';
+import { networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './politeness.ts';
 import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayForm } from './recording.ts';
 import { redactUrl } from '../config/redact.ts';
 
@@ -12,6 +12,8 @@ export interface Outgoing {
   multipart?: FormData;
   data?: unknown;
   maxRedirects?: number;
+  /** A POST that has the same effect sent twice (the test clock set to an instant): retried as a GET is. */
+  idempotent?: true;
   /** A URL an answer offered, off the target's origin: not reaching it is not the target's failure, and the caller decides what it means. */
   offered?: boolean;
 }
@@ -26,6 +28,19 @@ export interface Incoming {
 /** A request that replay has no recording for: a failure of the fixtures, not of the server. */
 export class ReplayMismatchError extends Error {}
 
+/** 502, 503 and 504 without Retry-After: a gateway or an unavailable server, a fault of the network, never a verdict. */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * A fault of the way to the server: a connection reset before any answer (Node's ECONNRESET, "socket hang up", EPIPE)
+ * or a timeout. Anything else (a refused connection, an unknown host) is not retried: it will not heal in seconds.
+ */
+export function networkFault(error: Error): 'reset' | 'timeout' | undefined {
+  if (/ECONNRESET|socket hang up|EPIPE/.test(error.message)) return 'reset';
+  if (/Timeout \d+ms exceeded|ETIMEDOUT/.test(error.message)) return 'timeout';
+  return undefined;
+}
+
 export class Transport {
   /** Interactions recorded so far (record mode). */
   readonly recorded: Interaction[] = [];
@@ -36,10 +51,12 @@ export class Transport {
     private readonly mode: {
       record?: Masker;
       replay?: Replay;
-      /** Live targets only: the worker's share of the rate limit. */
-      limiter?: RateLimiter;
-      /** Retries of a 429 or 503 answer. */
+      /** Live targets only: the worker's share of the rate limit, slowed down by the server's throttling. */
+      limiter?: Pace;
+      /** Retries of a throttled answer or of a network fault. */
       maxRetries?: number;
+      /** Told of every wait for the pace or a retry, in ms, so that the test's time limit can make room for it. */
+      onWait?: (ms: number) => void;
       /** Told of every retry, so that the report shows it. */
       onRetry?: (what: string) => void;
       /** Told when the target could not be reached, so that the report gives no verdict. */
@@ -53,19 +70,58 @@ export class Transport {
 
   async fetch(out: Outgoing): Promise<Incoming> {
     const maxRetries = this.mode.maxRetries ?? 0;
+    const what = `${out.method} ${redactUrl(out.url)}`;
+    // A GET or HEAD may be sent again whatever happened to it; a POST only where no byte of an answer came back.
+    const idempotent = out.method !== 'POST' || out.idempotent === true;
     for (let attempt = 0; ; attempt++) {
-      await this.mode.limiter?.acquire();
-      const incoming = await this.#send(out);
-      if (!RETRIED_STATUSES.has(incoming.status) || attempt >= maxRetries) {
-        if (incoming.status === 429) this.mode.onRateLimited?.(`${out.method} ${redactUrl(out.url)} was still answered 429 after ${attempt} retries`);
-        this.mode.onAnswer?.(out.url, incoming);
-        if (this.mode.record) await this.#record(this.mode.record, out, incoming);
-        return incoming;
+      const waited = (await this.mode.limiter?.acquire()) ?? 0;
+      if (waited > 0) this.mode.onWait?.(waited);
+      let incoming: Incoming;
+      try {
+        incoming = await this.#send(out);
+      } catch (error) {
+        const fault = networkFault(error as Error);
+        if (fault === undefined || attempt >= maxRetries || !(idempotent || fault === 'reset')) {
+          if (!(error instanceof ReplayMismatchError) && !out.offered) this.mode.onUnreachable?.(`${what}: ${(error as Error).message.split('\n')[0]}`);
+          throw error;
+        }
+        const resent = idempotent ? '' : ' (re-sent: no byte of an answer came back)';
+        await this.#retry(`${what} failed (${fault === 'reset' ? 'connection reset' : 'timed out'})`, attempt, maxRetries, networkWaitSeconds(attempt), resent);
+        continue;
       }
-      const wait = retryDelaySeconds(incoming.headers['retry-after'], attempt);
-      this.mode.onRetry?.(`${out.method} ${redactUrl(out.url)} answered ${incoming.status}: retry ${attempt + 1} of ${maxRetries} after ${wait} s`);
-      await sleep(wait * 1000);
+      const throttled = incoming.status === 429 || (incoming.status === 503 && incoming.headers['retry-after'] !== undefined);
+      if (throttled && attempt < maxRetries) {
+        // The pause is the whole run's: the next acquire() waits it out, in this worker and every other.
+        const wait = this.mode.limiter?.throttled(incoming.headers, attempt) ?? throttleWaitSeconds(incoming.headers, attempt);
+        this.mode.onRetry?.(`${what} answered ${incoming.status}: retry ${attempt + 1} of ${maxRetries} after ${wait} s`);
+        if (this.mode.limiter === undefined) await sleep(wait * 1000);
+        continue;
+      }
+      if (!throttled) this.mode.limiter?.observe(incoming.headers);
+      if (!throttled && GATEWAY_STATUSES.has(incoming.status)) {
+        // A 503 says the request was not handled (RFC 9110 §15.6.4), so even a POST may go again; after a 502 or 504
+        // a gateway may have passed it on, and a POST is not sent twice.
+        const resendable = idempotent || incoming.status === 503;
+        if (resendable && attempt < maxRetries) {
+          await this.#retry(`${what} answered ${incoming.status}`, attempt, maxRetries, networkWaitSeconds(attempt), idempotent ? '' : ' (re-sent: a 503 says it was not handled)');
+          continue;
+        }
+        // Whatever sits between the suite and the server was unavailable: nothing to judge.
+        const why = `${what} answered ${incoming.status}${resendable ? ` after ${attempt} retries` : ' (a POST that a gateway may have passed on is not re-sent)'}`;
+        if (!out.offered) this.mode.onUnreachable?.(why);
+        throw new Error(`${why}: the server or a gateway before it was unavailable`);
+      }
+      if (throttled) this.mode.onRateLimited?.(`${what} was still answered ${incoming.status} after ${attempt} retries`);
+      this.mode.onAnswer?.(out.url, incoming);
+      if (this.mode.record) await this.#record(this.mode.record, out, incoming);
+      return incoming;
     }
+  }
+
+  async #retry(what: string, attempt: number, maxRetries: number, wait: number, note: string): Promise<void> {
+    this.mode.onRetry?.(`${what}: retry ${attempt + 1} of ${maxRetries} after ${wait} s${note}`);
+    this.mode.onWait?.(wait * 1000);
+    await sleep(wait * 1000);
   }
 
   async #send(out: Outgoing): Promise<Incoming> {
@@ -90,7 +146,6 @@ export class Transport {
       if (this.mode.replay && /Nock: (No match|Disallowed net connect)|Replay has no recorded answer/.test((error as Error).message)) {
         throw new ReplayMismatchError(this.mode.replay.unmatched(out.method, out.url));
       }
-      if (!out.offered) this.mode.onUnreachable?.(`${out.method} ${redactUrl(out.url)}: ${(error as Error).message.split('\n')[0]}`);
       throw error;
     }
   }

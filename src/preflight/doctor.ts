@@ -6,21 +6,31 @@
 // refusal is explained by comparing it with the answer to the same request changed in one place (a made-up token,
 // a made-up agent, a path no server has).
 import { request } from '@playwright/test';
-import { accepted, Api, type Auth, type Fields, type Reply } from '../client/api.ts';
+import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply } from '../client/api.ts';
 import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
 import { FILE_FORM_KEY, UPLOAD_PATH } from '../contract/contract.ts';
+import { ruleById, type RuleId } from '../contract/rules.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { Evidence } from '../client/evidence.ts';
 import { excerpt } from '../checks/expectations.ts';
-import { RATE_WINDOW_MS, RateLimiter } from '../client/politeness.ts';
+import { Pace, RATE_WINDOW_MS } from '../client/politeness.ts';
+import { SPENT_REASON, SpentRefreshTokens } from '../client/refresh-chain.ts';
 import { redactText } from '../config/redact.ts';
 import { type Regime, regimeAt, ServerClock } from '../time/server-clock.ts';
 import { testFile } from '../files/test-file.ts';
 import { Transport } from '../client/transport.ts';
 
 export interface Preflight {
-  /** One line per problem, at most one per variable: the variable, what was seen, what to do. */
+  /**
+   * What makes every verdict meaningless, and stops the run: the target unreachable, or ACCESS_TOKEN refused everywhere
+   * as a made-up token is. The variable, what was seen, what to do.
+   */
   problems: string[];
+  /**
+   * What the run goes on with, and the matrix judges: a setting that looks wrong, or the server breaking a rule, each
+   * line with both readings, the rule, and how to tell them apart. At most one per variable.
+   */
+  findings: string[];
   /** What the all-clear says: the server's clock, and what could not be seen. */
   notes: string[];
 }
@@ -60,7 +70,7 @@ export async function preflight(config: SuiteConfig, ratePerWindow: number): Pro
   if (target === undefined) throw new Error('preflight: the configuration names no target');
   const context = await request.newContext();
   try {
-    const transport = new Transport(context, config.requestTimeoutMs, { limiter: new RateLimiter(ratePerWindow, RATE_WINDOW_MS), maxRetries: config.maxRetries });
+    const transport = new Transport(context, config.requestTimeoutMs, { limiter: new Pace(ratePerWindow, RATE_WINDOW_MS, ratePerWindow / config.rateLimit), maxRetries: config.maxRetries });
     const api = new Api(transport, target, config, new Evidence(secretsOf(target)), { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
     return await new Checkup(api, transport, target, config).run();
   } finally {
@@ -68,11 +78,13 @@ export async function preflight(config: SuiteConfig, ratePerWindow: number): Pro
   }
 }
 
-/** The preflight's report: a heading, then one line per problem, or the all-clear's few lines. */
+/** The preflight's report: a heading, then one line per problem (which stops the run), or per finding, or the all-clear's few lines. */
 export function describePreflight(config: SuiteConfig, result: Preflight): string[] {
   const where = `Preflight of ${config.target?.baseUrl} (API ${config.apiVersion})`;
   const lines =
-    result.problems.length > 0 ? [`${where}: ${count(result.problems.length, 'problem')}`, ...result.problems] : [`${where}: all clear`, ...result.notes];
+    result.problems.length > 0 ? [`${where}: ${count(result.problems.length, 'problem')}`, ...result.problems, ...result.findings]
+    : result.findings.length > 0 ? [`${where}: ${count(result.findings.length, 'finding')} (the run goes on, and its matrix judges the rules named)`, ...result.findings, ...result.notes]
+    : [`${where}: all clear`, ...result.notes];
   const secrets = config.target === undefined ? [] : secretsOf(config.target);
   return lines.map((line, i) => (i === 0 ? line : `  ${redactText(line, secrets)}`));
 }
@@ -93,6 +105,7 @@ const SCOPE_PROMISES: readonly { key: Credential; holds: boolean | undefined }[]
 
 class Checkup {
   readonly #problems = new Map<string, string>();
+  readonly #findings = new Map<string, string>();
   readonly #notes: string[] = [];
   /** What was accepted, and what was refused or held as promised. */
   readonly #accepted: string[] = [];
@@ -110,22 +123,45 @@ class Checkup {
   async run(): Promise<Preflight> {
     if (await this.#reach()) {
       const now = await this.#clock();
-      const upload = await this.#upload(now === undefined ? undefined : regimeAt(now));
-      if (upload) await this.#scopes(upload);
-      if (await this.#execute()) await this.#refusedExecutions();
-      await this.#routes();
+      const upload = await this.#unjudged('the upload and its signed URL', () => this.#upload(now === undefined ? undefined : regimeAt(now)));
+      if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
+      if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
+      await this.#unjudged('the operations\' paths', () => this.#routes());
     }
     const { tokens } = this.target;
+    if (tokens.oauthRefreshToken !== undefined && new SpentRefreshTokens(this.config.stateDir, new URL(this.target.baseUrl).origin).has(tokens.oauthRefreshToken)) {
+      this.#notes.push(`${SETTINGS.oauthRefreshToken.env}: ${SPENT_REASON}; the refresh checks skip`);
+    }
     if (tokens.pit !== undefined) this.#unseen.push('PIT_TOKEN (a target may refuse PITs as it refuses unknown tokens)');
     if (tokens.oauthRefreshToken !== undefined) this.#unseen.push('OAUTH_REFRESH_TOKEN, OAUTH_CLIENT_SECRET (an exchange would spend the refresh token)');
     const line = (title: string, items: string[]) => (items.length > 0 ? [`${title}: ${items.join('; ')}`] : []);
     const notes = [...this.#notes, ...line('accepted', this.#accepted), ...line('as promised', this.#promised), ...line('not seen', this.#unseen)];
-    return { problems: [...this.#problems.values()], notes };
+    return { problems: [...this.#problems.values()], findings: [...this.#findings].filter(([env]) => !this.#problems.has(env)).map(([, line]) => line), notes };
   }
 
-  /** The first problem of each variable: a later check that trips on the same variable would only repeat it. */
+  /** A probe the network failed (a gateway's 5xx on a POST, faults past the retries): no problem of the setup, the run judges it. */
+  async #unjudged<T>(what: string, probe: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await probe();
+    } catch (error) {
+      if (!(error instanceof InfrastructureError)) throw error;
+      this.#notes.push(`${what}: not checked, the network failed (${error.message.split('\n')[0]}); the run judges it`);
+      return undefined;
+    }
+  }
+
+  /** What stops the run. The first problem of each variable: a later check that trips on the same variable would only repeat it. */
   #problem(env: string, seen: string, todo: string): void {
     if (!this.#problems.has(env)) this.#problems.set(env, `${this.#named(env)}: ${seen}; ${todo}`);
+  }
+
+  /**
+   * What the run goes on with: a setting to check, or the rule `rule` the server may break where the same answer
+   * explains both, and how to tell them apart. The first finding of each variable.
+   */
+  #finding(env: string, seen: string, todo: string, rule?: { id: RuleId; tell: string }): void {
+    const reading = rule === undefined ? '' : `; or the server breaks ${rule.id} (${ruleById(rule.id).title}), which the run judges: ${rule.tell}`;
+    if (!this.#findings.has(env)) this.#findings.set(env, `${this.#named(env)}: ${seen}; ${todo}${reading}`);
   }
 
   /** `LOCATION_ID=loc-1`; a secret by its name alone. */
@@ -161,8 +197,8 @@ class Checkup {
       return now;
     } catch (error) {
       const message = (error as Error).message.split('\n')[0];
-      if (testClockUrl) this.#problem('TEST_CLOCK_URL', message, "unset it if the target has no test clock, or give its clock's URL");
-      else this.#problem('TEST_CLOCK_URL', `is not set, and ${message}`, "time-bound rules cannot be judged: set TEST_CLOCK_URL to the target's test clock if it has one");
+      if (testClockUrl) this.#finding('TEST_CLOCK_URL', message, "unset it if the target has no test clock, or give its clock's URL");
+      else this.#finding('TEST_CLOCK_URL', `is not set, and ${message}`, "time-bound rules cannot be judged: set TEST_CLOCK_URL to the target's test clock if it has one");
       return undefined;
     }
   }
@@ -186,7 +222,7 @@ class Checkup {
       return undefined;
     }
     if (this.#same(first, await send('the same upload with a made-up token', fields, { bearer: MADE_UP }))) {
-      this.#problem('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
+      this.#finding('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
       return undefined;
     }
     const { isSecureAttachment: _secure, ...plain } = fields;
@@ -200,11 +236,11 @@ class Checkup {
     for (const variant of variants) {
       const reply = await send(`the same upload ${variant.change}`, variant.fields);
       if (accepted(reply)) {
-        this.#problem(variant.env, `${refused}; the same upload ${variant.change} was accepted`, variant.todo);
+        this.#finding(variant.env, `${refused}; the same upload ${variant.change} was accepted`, variant.todo);
         return reply;
       }
     }
-    this.#problem('LOCATION_ID', `${refused}, and with one of conversationId or contactId alone too`, 'give the sub-account ACCESS_TOKEN belongs to, and a token that may upload into it');
+    this.#finding('LOCATION_ID', `${refused}, and with one of conversationId or contactId alone too`, 'give the sub-account ACCESS_TOKEN belongs to, and a token that may upload into it');
     return undefined;
   }
 
@@ -231,13 +267,18 @@ class Checkup {
       const env = SETTINGS[key].env;
       if (reply === undefined) continue;
       if (holds === true && !accepted(reply)) {
-        if (await this.#routeMissing(reply)) this.#problem('BASE_URL', `${seen(reply)}, as a path no server has`, 'set BASE_URL to the base address of the API');
-        else if (this.#same(reply, madeUp)) this.#problem(env, `${seen(reply)}, exactly as to a made-up token`, 'it is unknown or expired: give a valid token of LOCATION_ID holding files.readonly');
-        else this.#problem(env, seen(reply), 'give a token of LOCATION_ID holding files.readonly');
+        const served = { id: 'SECURE-SIGNED-URL' as const, tell: `if ${env} holds files.readonly in the platform (and works elsewhere), the refusal is the server's` };
+        if (await this.#routeMissing(reply)) {
+          this.#finding(env, `${seen(reply)}, as a path no server has`, 'BASE_URL is right for the upload', { ...served, tell: 'the upload at the same BASE_URL was accepted, so the server does not serve GET /files/d/{slug}' });
+        } else if (this.#same(reply, madeUp)) this.#finding(env, `${seen(reply)}, exactly as to a made-up token`, 'it is unknown or expired: give a valid token of LOCATION_ID holding files.readonly', served);
+        else this.#finding(env, seen(reply), 'give a token of LOCATION_ID holding files.readonly', served);
       } else if (holds === false && accepted(reply)) {
-        this.#problem(env, `${seen(reply)}: it holds files.readonly`, 'give a token without files.readonly (the privacy checks need one)');
+        const tell = accepted(madeUp)
+          ? `a made-up token gets a signed URL too (${madeUp.status}), so the server checks no token: the rule is broken whatever ${env} holds`
+          : `a made-up token is refused (${madeUp.status}), so the server checks tokens; if ${env} lacks files.readonly in the platform, it does not check the scope`;
+        this.#finding(env, `${seen(reply)}: either it holds files.readonly`, 'then give a token without it (the privacy checks need one)', { id: 'SECURE-SCOPE-REQUIRED', tell });
       } else if (holds !== true && !accepted(reply) && tellsUnknown && this.#same(reply, madeUp)) {
-        this.#problem(env, `${seen(reply)}, exactly as to a made-up token and unlike ACCESS_TOKEN`, `it is unknown or expired: give ${SETTINGS[key].purpose.replace(/^optional: /, '')}`);
+        this.#finding(env, `${seen(reply)}, exactly as to a made-up token and unlike ACCESS_TOKEN`, `it is unknown or expired: give ${SETTINGS[key].purpose.replace(/^optional: /, '')}`);
       }
     }
     if (!tellsUnknown) this.#unseen.push('whether the tokens lacking files.readonly are valid (the target refuses them as it refuses a made-up token)');
@@ -251,17 +292,24 @@ class Checkup {
       this.#accepted.push(`an execution of AGENT_ID (${first.status})`);
       return true;
     }
-    // A location or token the upload already found at fault explains this refusal too.
-    if (this.#problems.has('LOCATION_ID') || this.#problems.has('ACCESS_TOKEN')) return false;
+    // A location the upload already found at fault explains this refusal too.
+    if (this.#findings.has('LOCATION_ID')) return false;
     const refused = `POST ${new URL(first.url).pathname} answered ${answer(first)} to ${JSON.stringify(body)}`;
     if (await this.#routeMissing(first)) {
-      this.#problem('BASE_URL', `${refused}, as a path no server has`, 'set BASE_URL to the base address of the API (the deprecated path may also be gone)');
+      if (!this.#problems.has('BASE_URL')) {
+        this.#finding('BASE_URL', `${refused}, as a path no server has`, 'BASE_URL is right for the upload', { id: 'DEPRECATED-STILL-SERVED', tell: 'the upload at the same BASE_URL was accepted, so the deprecated path is gone from this server' });
+      }
     } else if (this.#same(first, await this.api.execute('the same execution with a made-up token', { body, auth: { bearer: MADE_UP } }))) {
-      this.#problem('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a token of LOCATION_ID that may execute agents');
+      // Refused on the upload and the execution as a made-up token is: no verdict of the run would mean anything.
+      if (this.#findings.has('ACCESS_TOKEN')) this.#problem('ACCESS_TOKEN', `refused on the upload and on ${refused}, each time exactly as a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
+      else this.#finding('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a token of LOCATION_ID that may execute agents');
     } else if (this.#same(first, await this.api.execute('the same execution of a made-up agent', { body, agentId: MADE_UP }))) {
-      this.#problem('AGENT_ID', `${refused}, exactly as for a made-up agent`, 'give an active agent of LOCATION_ID');
+      this.#finding('AGENT_ID', `${refused}, exactly as for a made-up agent`, 'give an active agent of LOCATION_ID');
     } else {
-      this.#problem('AGENT_ID', refused, 'give an active agent of LOCATION_ID (or a token that may execute it)');
+      this.#finding('AGENT_ID', refused, 'give an active agent of LOCATION_ID (or a token that may execute it)', {
+        id: 'DEPRECATED-STILL-SERVED',
+        tell: "if AGENT_ID is active and of LOCATION_ID in the platform, and ACCESS_TOKEN may execute it, the refusal is the server's",
+      });
     }
     return false;
   }
@@ -270,33 +318,42 @@ class Checkup {
   async #refusedExecutions(): Promise<void> {
     const { inactiveAgentId, foreignLocationId, locationId } = this.target;
     if (foreignLocationId !== undefined && foreignLocationId === locationId) {
-      this.#problem('FOREIGN_LOCATION_ID', 'is LOCATION_ID itself', 'give a location AGENT_ID does not belong to');
+      this.#finding('FOREIGN_LOCATION_ID', 'is LOCATION_ID itself', 'give a location AGENT_ID does not belong to');
     }
+    // Accepted, each is explained alike by the setting (the agent is active, the agent belongs to that location) and by
+    // a server that does not check; the same execution of a made-up agent or location tells a server that checks nothing.
     const cases = [
-      { env: 'INACTIVE_AGENT_ID', value: inactiveAgentId, agentId: inactiveAgentId, location: locationId, todo: 'give an agent of LOCATION_ID that is not active (the run judges whether the target checks)' },
-      { env: 'FOREIGN_LOCATION_ID', value: foreignLocationId, agentId: this.target.agentId, location: foreignLocationId, todo: 'give a location AGENT_ID does not belong to (the run judges whether the target checks)' },
+      { env: 'INACTIVE_AGENT_ID', value: inactiveAgentId, agentId: inactiveAgentId, location: locationId, rule: 'AGENT-INACTIVE' as const, either: 'either it is active', todo: 'then give an agent of LOCATION_ID that is not active', madeUp: { agentId: MADE_UP, location: locationId, what: 'a made-up agent', checks: 'agents' }, platform: 'INACTIVE_AGENT_ID is not active in the platform, the server runs inactive agents' },
+      { env: 'FOREIGN_LOCATION_ID', value: foreignLocationId, agentId: this.target.agentId, location: foreignLocationId, rule: 'AGENT-FOREIGN-LOCATION' as const, either: 'either AGENT_ID belongs to it', todo: 'then give a location AGENT_ID does not belong to', madeUp: { agentId: this.target.agentId, location: MADE_UP, what: 'a made-up location', checks: 'locations' }, platform: 'AGENT_ID does not belong to FOREIGN_LOCATION_ID in the platform, the server runs agents for other locations' },
     ];
-    for (const { env, value, agentId, location, todo } of cases) {
-      if (value === undefined || this.#problems.has(env)) continue;
+    for (const { env, value, agentId, location, rule, either, todo, madeUp, platform } of cases) {
+      if (value === undefined || this.#findings.has(env)) continue;
       const body = { message: MESSAGE, locationId: location as string };
       const reply = await this.api.execute(`an execution with ${env}`, { agentId, body });
-      if (accepted(reply)) this.#problem(env, `POST ${new URL(reply.url).pathname} with ${JSON.stringify(body)} was accepted (${reply.status})`, todo);
-      else this.#promised.push(`${env} refused (${reply.status})`);
+      if (!accepted(reply)) {
+        this.#promised.push(`${env} refused (${reply.status})`);
+        continue;
+      }
+      const control = await this.api.execute(`the same execution with ${madeUp.what}`, { agentId: madeUp.agentId, body: { message: MESSAGE, locationId: madeUp.location as string } });
+      const tell = accepted(control)
+        ? `${madeUp.what} is executed too (${control.status}), so the server checks no ${madeUp.checks}: the rule is broken whatever ${env} is`
+        : `${madeUp.what} is refused (${control.status}); if ${platform}`;
+      this.#finding(env, `POST ${new URL(reply.url).pathname} with ${JSON.stringify(body)} was accepted (${reply.status}): ${either}`, todo, { id: rule, tell });
     }
   }
 
   /** The operations the run reaches without a valid body: each must be served where it is configured. */
   async #routes(): Promise<void> {
     const probes = [
-      { env: SETTINGS.replacementPath.env, path: this.config.replacementPath, send: () => this.api.execute('the replacement path with an empty body', { path: 'replacement', body: {} }), todo: 'set the path the target serves the replacement execute operation at (the live platform: /agent-studio/agent/{agentId}/execute)' },
-      ...(this.target.tokens.oauthRefreshToken === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/token', send: () => this.api.oauthToken('POST /oauth/token with an empty form', {}), todo: 'set BASE_URL to the base address the token endpoints share with the API' }]),
-      ...(this.target.tokens.agencyAccess === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/location-token', send: () => this.api.locationToken('POST /oauth/location-token without a token', 'none'), todo: 'set BASE_URL to the base address the token endpoints share with the API' }]),
+      { env: SETTINGS.replacementPath.env, path: this.config.replacementPath, send: () => this.api.execute('the replacement path with an empty body', { path: 'replacement', body: {} }), todo: 'set the path the target serves the replacement execute operation at (the live platform: /agent-studio/agent/{agentId}/execute)', rule: 'REPLACEMENT-EXISTS' as RuleId },
+      ...(this.target.tokens.oauthRefreshToken === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/token', send: () => this.api.oauthToken('POST /oauth/token with an empty form', {}), todo: 'set BASE_URL to the base address the token endpoints share with the API', rule: 'OAUTH-REFRESH' as RuleId }]),
+      ...(this.target.tokens.agencyAccess === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/location-token', send: () => this.api.locationToken('POST /oauth/location-token without a token', 'none'), todo: 'set BASE_URL to the base address the token endpoints share with the API', rule: 'OAUTH-LOCATION-TOKEN' as RuleId }]),
     ];
-    for (const { env, path, send, todo } of probes) {
+    for (const { env, path, send, todo, rule } of probes) {
       const reply = await send();
       // Sent without what it needs, a served operation refuses it for that; 404 or 405 says the path is not there.
       if (reply.status === 404 || reply.status === 405 || (await this.#routeMissing(reply))) {
-        this.#problem(env, `POST ${path} answered ${answer(reply)}, as a path the target does not serve`, todo);
+        this.#finding(env, `POST ${path} answered ${answer(reply)}, as a path the target does not serve`, todo, { id: rule, tell: `where the target documents the operation at ${path}, it does not serve it there` });
       }
     }
   }

@@ -8,7 +8,7 @@ export const ANNOTATION = {
   /** An INFO result: what the server did where the contract leaves it open. */
   observation: 'observation',
   skip: 'skip',
-  /** A 429 or 503 retried after its Retry-After. */
+  /** A throttled answer retried after its wait, or a network fault (reset, timeout, 502/503/504) retried with backoff. */
   retry: 'retry',
   /** The server's time when the test started, read from its clock. */
   serverTime: 'server-time',
@@ -16,6 +16,8 @@ export const ANNOTATION = {
   deprecatedOperation: 'deprecated-operation',
   /** The target could not be reached: no verdict on the rule. */
   infrastructure: 'infrastructure',
+  /** The test ran once more at the end of the run, its first run having had no verdict for a fault of the network. */
+  rerun: 'rerun',
   /** The check proved nothing: its control was refused, or the server was still rate-limiting. No verdict, never a pass. */
   inconclusive: 'inconclusive',
   /** `RULE-ID what happened`: a prerequisite the contract guarantees was refused, a failure of that rule. */

@@ -17,7 +17,7 @@ export type { ConformanceReport, RuleResult, Verdict } from './verdicts.ts';
 
 interface Outcome {
   title: string;
-  /** Playwright's id of the test. */
+  /** Playwright's id of the test: a re-run's outcomes replace those of its first run. */
   id: string;
   verdict: Verdict;
   detail: string;
@@ -39,9 +39,12 @@ export default class ConformanceReporter implements Reporter {
   #serverTime: string | null = null;
   /** Titles of the tests that used an operation the contract marks deprecated. */
   readonly #deprecatedUses = new Set<string>();
-  /** Retries of 429 and 503 answers, each described by its test. */
+  /** Retries of throttled answers and network faults, each described by its test. */
   readonly #retries: string[] = [];
-  readonly #counts = { passed: 0, failed: 0, skipped: 0 };
+  /** Tests run once more at the end, their first run having had no verdict for the network. */
+  readonly #reruns = new Set<string>();
+  /** Each test's status at its last run. */
+  readonly #lastStatus = new Map<string, 'passed' | 'failed' | 'skipped'>();
   /** Errors outside any test: a global setup that stopped the run (the preflight), a worker that crashed. */
   #globalErrors = 0;
   /** This run's shard, if sharded: a shard's matrix is partial, so the summaries wait for the merged one. */
@@ -74,7 +77,9 @@ export default class ConformanceReporter implements Reporter {
     this.#serverTime ??= notes(ANNOTATION.serverTime)[0] ?? null;
     for (const operation of notes(ANNOTATION.deprecatedOperation)) this.#deprecatedUses.add(`${test.title}: ${operation}`);
     this.#retries.push(...notes(ANNOTATION.retry).map((what) => `${test.title}: ${what}`));
-    this.#counts[result.status === 'passed' ? 'passed' : result.status === 'skipped' ? 'skipped' : 'failed'] += 1;
+    // A re-run (a first run without a verdict for the network) stands for the test: it is counted once, at its last run.
+    this.#lastStatus.set(test.id, result.status === 'passed' ? 'passed' : result.status === 'skipped' ? 'skipped' : 'failed');
+    for (const rerun of notes(ANNOTATION.rerun)) this.#reruns.add(`${test.title}: ${rerun}`);
     const ruleId = notes(ANNOTATION.rule)[0];
     if (!ruleId) return;
     const message = result.errors.map((e) => e.message ?? '').join('\n');
@@ -94,6 +99,7 @@ export default class ConformanceReporter implements Reporter {
     this.#servers.set(project, (test.parent.project()?.use as { fault?: string; style?: string } | undefined) ?? {});
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
+    if (result.retry > 0) for (const [id, outcomes] of rules) rules.set(id, outcomes.filter((o) => o.id !== test.id));
     const add = (id: string, outcome: Outcome) => rules.set(id, [...(rules.get(id) ?? []), outcome]);
     add(ruleId, { title: test.title, id: test.id, verdict, detail });
     // A prerequisite the contract guarantees, refused in this test: a failure of the rule that guarantees it.
@@ -114,7 +120,9 @@ export default class ConformanceReporter implements Reporter {
       }
       return { status: result.status };
     }
-    const ran = this.#counts.passed + this.#counts.failed + this.#counts.skipped;
+    const statuses = [...this.#lastStatus.values()];
+    const counted = (status: string) => statuses.filter((s) => s === status).length;
+    const ran = statuses.length;
     // Stopped before any test (the preflight's lines, or another error, are above): no matrix of rules nobody judged.
     if (ran === 0 && this.#globalErrors > 0) return { status: 'failed' };
     const report = this.#report('');
@@ -130,9 +138,10 @@ export default class ConformanceReporter implements Reporter {
     if (this.#deprecatedUses.size > 0) {
       process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
     }
-    if (this.#retries.length > 0) process.stdout.write(`${this.#retries.length} requests were retried after 429 or 503 (the 'retry' annotations).\n`);
+    if (this.#retries.length > 0) process.stdout.write(`${this.#retries.length} requests were retried after a throttled answer or a network fault (the 'retry' annotations).\n`);
+    if (this.#reruns.size > 0) process.stdout.write(`${this.#reruns.size} tests were run once more at the end, their first run having had no verdict for the network: ${[...this.#reruns].map((r) => r.split(':')[0]).join('; ')}\n`);
     // Test counts, SHOULD warnings among the failed; the verdict is the matrix above.
-    process.stdout.write(`Tests: ${this.#counts.passed} passed, ${this.#counts.failed} failed, ${this.#counts.skipped} skipped\n`);
+    process.stdout.write(`Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped\n`);
     const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));
     if (result.status !== 'passed' && result.status !== 'failed') return { status: result.status };
     return { status: mustBroken || this.#globalErrors > 0 ? 'failed' : 'passed' };

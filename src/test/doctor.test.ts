@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Listening, listenReference } from '../../reference/listen.ts';
 import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
+import type { FaultName } from '../../reference/faults.ts';
 import type { StyleName } from '../../reference/style.ts';
 import { loadSeed, worldOf } from '../../reference/world.ts';
 import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
@@ -34,20 +35,24 @@ const environmentAt = (server: Listening, overrides: Record<string, string> = {}
   ...overrides,
 });
 
-/** One variable set wrong: the preflight must give exactly one line, naming it. */
-const BROKEN: readonly { env: string; value: string; why: string }[] = [
+/**
+ * One variable set wrong: the preflight must give exactly one line, naming it. Only an ACCESS_TOKEN refused everywhere
+ * stops the run; every other line is a finding the run goes on with, naming the rule a server could be breaking where
+ * the same answer explains both.
+ */
+const BROKEN: readonly { env: string; value: string; why: string; stops?: true; rule?: string }[] = [
   { env: 'CONVERSATION_ID', value: SMS_CONVERSATION, why: 'a conversation of the sms channel' },
-  { env: 'AGENT_ID', value: world.inactiveAgentId as string, why: 'an inactive agent' },
+  { env: 'AGENT_ID', value: world.inactiveAgentId as string, why: 'an inactive agent', rule: 'DEPRECATED-STILL-SERVED' },
   { env: 'AGENT_ID', value: 'agent-that-does-not-exist', why: 'an unknown agent' },
-  { env: 'ACCESS_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token' },
-  { env: 'ACCESS_TOKEN', value: world.tokens.pit as string, why: 'a token holding files.readonly' },
-  { env: 'REPLACEMENT_EXECUTE_PATH', value: '/agent-studio/agent/{agentId}/execute', why: 'a path the reference does not serve' },
+  { env: 'ACCESS_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token', stops: true },
+  { env: 'ACCESS_TOKEN', value: world.tokens.pit as string, why: 'a token holding files.readonly', rule: 'SECURE-SCOPE-REQUIRED' },
+  { env: 'REPLACEMENT_EXECUTE_PATH', value: '/agent-studio/agent/{agentId}/execute', why: 'a path the reference does not serve', rule: 'REPLACEMENT-EXISTS' },
   { env: 'CONTACT_ID', value: FOREIGN_CONTACT, why: 'a contact of another location' },
   { env: 'LOCATION_ID', value: world.foreignLocationId as string, why: 'a location the token does not reach' },
-  { env: 'FILES_READONLY_TOKEN', value: world.tokens.noFilesScope as string, why: 'a token lacking files.readonly' },
+  { env: 'FILES_READONLY_TOKEN', value: world.tokens.noFilesScope as string, why: 'a token lacking files.readonly', rule: 'SECURE-SIGNED-URL' },
   { env: 'NO_FILES_SCOPE_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token' },
   { env: 'FOREIGN_ACCESS_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token' },
-  { env: 'INACTIVE_AGENT_ID', value: world.agentId, why: 'an active agent' },
+  { env: 'INACTIVE_AGENT_ID', value: world.agentId, why: 'an active agent', rule: 'AGENT-INACTIVE' },
   { env: 'FOREIGN_LOCATION_ID', value: world.locationId, why: 'LOCATION_ID itself' },
   { env: 'TEST_CLOCK_URL', value: 'http://127.0.0.1:1/__test/clock', why: 'a clock nobody serves' },
 ];
@@ -74,13 +79,16 @@ for (const style of ['default', 'alt'] as StyleName[]) {
       assertNoSecret(lines);
     });
 
-    for (const { env, value, why } of BROKEN) {
-      test(`${env} set to ${why}: exactly one line, naming it`, async () => {
+    for (const { env, value, why, stops, rule } of BROKEN) {
+      test(`${env} set to ${why}: exactly one line, naming it${stops ? ', which stops the run' : rule ? ` and ${rule}` : ''}`, async () => {
         const { lines, exitCode } = await doctor(environmentAt(server, { [env]: value }));
-        assert.equal(exitCode, 1, lines.join('\n'));
-        assert.equal(lines.length, 2, `one line:\n${lines.join('\n')}`);
-        assert.match(lines[0], /: 1 problem$/);
+        assert.equal(exitCode, stops ? 1 : 0, lines.join('\n'));
+        assert.match(lines[0], stops ? /: 1 problem$/ : /: 1 finding \(the run goes on/);
+        // The notes that follow a finding (the clock, what was accepted) start in lower case; a variable's line does not.
+        assert.equal(lines.filter((line) => /^ {2}[A-Z_]+[=:]/.test(line)).length, 1, `one line:\n${lines.join('\n')}`);
         assert.ok(lines[1].startsWith(`  ${env}=`) || lines[1].startsWith(`  ${env}:`), lines[1]);
+        if (rule) assert.match(lines[1], new RegExp(`; or the server breaks ${rule} \\(.*\\), which the run judges: `));
+        else assert.doesNotMatch(lines[1], /or the server breaks/);
         assertNoSecret(lines);
       });
     }
@@ -88,6 +96,26 @@ for (const style of ['default', 'alt'] as StyleName[]) {
 }
 
 describe('the preflight, whatever the style', () => {
+  // A server breaking the rule answers as a wrong setting would: the line gives both readings and how to tell them apart.
+  const VIOLATIONS: readonly { fault: FaultName; env: string; rule: string; tell: RegExp }[] = [
+    { fault: 'signed-scope-unchecked', env: 'ACCESS_TOKEN', rule: 'SECURE-SCOPE-REQUIRED', tell: /a made-up token is refused \(\d+\), so the server checks tokens; if ACCESS_TOKEN lacks files.readonly in the platform, it does not check the scope/ },
+    { fault: 'agent-inactive-runs', env: 'INACTIVE_AGENT_ID', rule: 'AGENT-INACTIVE', tell: /a made-up agent is refused \(\d+\); if INACTIVE_AGENT_ID is not active in the platform, the server runs inactive agents/ },
+  ];
+  for (const { fault, env, rule, tell } of VIOLATIONS) {
+    test(`a server with the fault ${fault}: ${env}'s line names ${rule} and how to tell, and the run goes on`, async () => {
+      const server = await listenReference({ seed: '1', fault, testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+      try {
+        const { lines, exitCode } = await doctor(environmentAt(server));
+        assert.equal(exitCode, 0, lines.join('\n'));
+        const line = lines.find((l) => l.startsWith(`  ${env}`)) ?? '';
+        assert.match(line, new RegExp(`or the server breaks ${rule}`), lines.join('\n'));
+        assert.match(line, tell);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
   test('a refused upload shows its status, body excerpt and the fields sent, attachmentUrls as it was encoded', async () => {
     const server = await listenReference({ seed: '1', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
     try {
@@ -164,13 +192,26 @@ describe('npm run conformance against a live target', () => {
   }
 
   test('a shard stopped by the preflight exits non-zero with its lines and the shard budget, no matrix', { timeout: 120_000 }, async () => {
-    const { status, output } = await conformance(environmentAt(server, { CONVERSATION_ID: SMS_CONVERSATION }), ['--shard=2/3']);
+    const { status, output } = await conformance(environmentAt(server, { ACCESS_TOKEN: MADE_UP_TOKEN }), ['--shard=2/3']);
     assert.equal(status, 1, output);
     // A target with a shared test clock runs one worker: this shard's third of RATE_LIMIT=50 is 16.
     assert.match(output, /Rate limit: shard 2\/3 sends at most 16 requests per 10 s \(RATE_LIMIT=50 shared by 3 shards\), 16 per worker × 1/);
-    assert.match(output, /: 1 problem\n {2}CONVERSATION_ID=conv-ref-sms: .*\nFix these, or set SKIP_PREFLIGHT=1/);
+    assert.match(output, /: 1 problem\n {2}ACCESS_TOKEN: refused on the upload and on .*, each time exactly as a made-up token; .*\nFix these, or set SKIP_PREFLIGHT=1/);
     assert.doesNotMatch(output, /Conformance of|Tests: /);
     assertNoSecret([output]);
+  });
+
+  test('a server that runs inactive agents: the preflight names AGENT-INACTIVE, the run goes on and fails that rule', { timeout: 120_000 }, async () => {
+    const faulty = await listenReference({ seed: '1', fault: 'agent-inactive-runs', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+    try {
+      const { status, output } = await conformance(environmentAt(faulty), ['--grep', 'AGENT-INACTIVE']);
+      assert.equal(status, 1, output);
+      assert.match(output, /: 1 finding \(the run goes on.*\n {2}INACTIVE_AGENT_ID=.*or the server breaks AGENT-INACTIVE/);
+      assert.match(output, /FAIL +MUST +AGENT-INACTIVE\n/);
+      assertNoSecret([output]);
+    } finally {
+      await faulty.close();
+    }
   });
 
   test('SKIP_PREFLIGHT=1 runs the tests without it', { timeout: 120_000 }, async () => {

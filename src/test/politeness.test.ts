@@ -2,23 +2,56 @@
 // to throttle), the timeout of every request, and the guard against production hosts.
 import { request } from '@playwright/test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { listenReference } from '../../reference/listen.ts';
 import { loadConfig, readEnvironment } from '../config/config.ts';
-import { describeRateShare, RateLimiter, rateShare, retryDelaySeconds } from '../client/politeness.ts';
+import { announcedLimit, describePace, describeRateShare, Pace, paceFile, rateShare, readPace, sleep, throttleWaitSeconds } from '../client/politeness.ts';
 import { Transport } from '../client/transport.ts';
 
-test('the rate limiter lets no more than max requests through in any window', async () => {
-  const limiter = new RateLimiter(4, 300);
+test('the pace lets no more than its limit through in any window', async () => {
+  const pace = new Pace(4, 300, 1);
   const started = Date.now();
   const times: number[] = [];
   for (let i = 0; i < 10; i++) {
-    await limiter.acquire();
+    await pace.acquire();
     times.push(Date.now() - started);
   }
   for (let i = 4; i < times.length; i++) assert.ok(times[i] - times[i - 4] >= 295, `requests ${i - 4} and ${i} were ${times[i] - times[i - 4]} ms apart`);
   assert.ok(times[9] >= 590 && times[9] < 1500, `10 requests at 4 per 300 ms took ${times[9]} ms`);
+});
+
+test('a throttled answer pauses every worker sharing the pace, halves it, and the pace climbs back slowly', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pace-'));
+  try {
+    const [one, other] = [new Pace(20, 1000, 0.5, paceFile(dir)), new Pace(20, 1000, 0.5, paceFile(dir))];
+    assert.equal(one.throttled({ 'retry-after': '1' }, 0), 1);
+    assert.equal(other.limit(), 10, 'the other worker slows down too');
+    const started = Date.now();
+    await other.acquire();
+    assert.ok(Date.now() - started >= 950, 'the other worker waited out the pause');
+    await sleep(1000);
+    assert.ok(other.limit() >= 12 && other.limit() <= 16, `two windows later the pace climbed back a little: ${other.limit()}`);
+    one.throttled({}, 0);
+    assert.ok(readPace(paceFile(dir))?.throttles === 2);
+    assert.match(describePace(paceFile(dir), 40) ?? '', /^Pace: the server slowed the run 2 times; it went down to \d+ requests per 10 s/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a limit the server announces caps the pace, and a spent window pauses until its reset', () => {
+  const pace = new Pace(50, 10_000, 0.5);
+  pace.observe({ 'x-ratelimit-limit': '40', 'x-ratelimit-remaining': '30', 'x-ratelimit-reset': '4' });
+  assert.equal(pace.limit(), 16, 'half of 80 % of 40 per 10 s');
+  pace.observe({ 'ratelimit-limit': '100', 'ratelimit-remaining': '0', 'ratelimit-reset': '3' });
+  assert.deepEqual(announcedLimit({ ratelimit: 'limit=100, remaining=0, reset=3' }), { limit: 100, remaining: 0, resetSeconds: 3, windowSeconds: undefined });
+  assert.equal(announcedLimit({ 'x-ratelimit-max': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-interval-milliseconds': '10000' })?.windowSeconds, 10);
+  assert.equal(announcedLimit({ date: 'Sun, 22 Nov 2026 10:00:00 GMT', 'x-ratelimit-limit': '5', 'x-ratelimit-reset': String(Date.parse('2026-11-22T10:00:07Z') / 1000) })?.resetSeconds, 7);
+  assert.equal(announcedLimit({ 'content-type': 'text/plain' }), undefined);
 });
 
 // The shards of a run cannot see each other: each keeps to its fraction of RATE_LIMIT, shared by its workers.
@@ -44,15 +77,19 @@ test('replay and the in-process reference server are not limited', () => {
   }
 });
 
-test('Retry-After is read as seconds or as a date, capped, and defaults to 1, 2, 4 s', () => {
-  assert.equal(retryDelaySeconds('3', 0), 3);
-  assert.equal(retryDelaySeconds(new Date(Date.parse('2026-11-22T10:00:05Z')).toUTCString(), 0, Date.parse('2026-11-22T10:00:00Z')), 5);
-  assert.equal(retryDelaySeconds('3600', 0), 60);
-  assert.equal(retryDelaySeconds(undefined, 0), 1);
-  assert.equal(retryDelaySeconds(undefined, 2), 4);
+test('Retry-After is read as seconds or as an HTTP-date against the answer\'s Date, bounded; else the announced reset; else 2, 4, 8 s', () => {
+  assert.equal(throttleWaitSeconds({ 'retry-after': '3' }, 0), 3);
+  // The server's test clock is a year ahead of this machine: its date is read against its own Date header.
+  const serverDate = { date: 'Sun, 22 Nov 2027 10:00:00 GMT', 'retry-after': 'Sun, 22 Nov 2027 10:00:05 GMT' };
+  assert.equal(throttleWaitSeconds(serverDate, 0, Date.parse('2026-11-22T10:00:00Z')), 5);
+  assert.equal(throttleWaitSeconds({ ...serverDate, 'retry-after': 'Sun, 22 Nov 2027 09:00:00 GMT' }, 0), 0, 'a date in the past is no wait');
+  assert.equal(throttleWaitSeconds({ 'retry-after': '3600' }, 0), 60);
+  assert.equal(throttleWaitSeconds({ 'x-ratelimit-limit': '40', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '7' }, 0), 7);
+  assert.equal(throttleWaitSeconds({}, 0), 2);
+  assert.equal(throttleWaitSeconds({}, 2), 8);
 });
 
-// The alt style answers a 429 without Retry-After, as the platform does: the retry then waits 1 s, 2 s, 4 s.
+// The alt style answers a 429 without Retry-After, as the platform does: the retry then waits 2 s, 4 s, 8 s.
 const THROTTLED = [
   { status: 429, style: 'default', how: 'with Retry-After' },
   { status: 503, style: 'default', how: 'with Retry-After' },
@@ -61,7 +98,7 @@ const THROTTLED = [
 
 for (const { status, style, how } of THROTTLED) {
   test(`a ${status} ${how} is retried after the wait, each retry reported, up to the bound`, async () => {
-    const { address: base, close } = await listenReference({ style, throttle: { max: 2, windowMs: 1000, status } }, { host: '127.0.0.1', port: 0 });
+    const { address: base, close } = await listenReference({ style, throttle: { max: 2, windowMs: 1000, status, tell: 'seconds', per: 'all' } }, { host: '127.0.0.1', port: 0 });
     const context = await request.newContext();
     try {
       const retries: string[] = [];
@@ -71,8 +108,9 @@ for (const { status, style, how } of THROTTLED) {
       for (let i = 0; i < 3; i++) answers.push((await transport.fetch({ method: 'GET', url: `${base}/no-such-route`, headers: {} })).status);
       assert.deepEqual(answers, [404, 404, 404], 'after the retries the server answers the request itself');
       assert.equal(retries.length, 1);
-      assert.match(retries[0], new RegExp(`answered ${status}: retry 1 of 3 after 1 s`));
-      assert.ok(Date.now() - started >= 950, 'the wait was honoured');
+      const wait = how === 'with Retry-After' ? 1 : 2;
+      assert.match(retries[0], new RegExp(`answered ${status}: retry 1 of 3 after ${wait} s`));
+      assert.ok(Date.now() - started >= wait * 1000 - 50, 'the wait was honoured');
 
       const impatient = new Transport(context, 5000, { maxRetries: 0 });
       await impatient.fetch({ method: 'GET', url: `${base}/a`, headers: {} });

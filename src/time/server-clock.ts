@@ -41,17 +41,18 @@ export class ServerClock {
     return Date.parse(date);
   }
 
+  /** Setting the clock to an instant twice sets it once: a network fault may send it again. */
   async set(epochMs: number): Promise<number> {
-    return this.post({ now: new Date(epochMs).toISOString() });
+    return this.post({ now: new Date(epochMs).toISOString() }, true);
   }
 
   async advance(seconds: number): Promise<number> {
     return this.post({ advanceSeconds: seconds });
   }
 
-  private async post(data: { now: string } | { advanceSeconds: number }): Promise<number> {
+  private async post(data: { now: string } | { advanceSeconds: number }, idempotent?: true): Promise<number> {
     if (!this.testClockUrl) throw new Error('the target has no test clock (TEST_CLOCK_URL is not set)');
-    return this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data }));
+    return this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent }));
   }
 
   private read(response: Incoming): number {

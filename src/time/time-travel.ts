@@ -23,14 +23,37 @@ export interface AfterUpload {
   instants: number[];
   /** The ages of an earlier run's upload `check` can judge; by default its first instant after the upload and any later. */
   aged?: { from: number; to: number };
+  /**
+   * The ages (seconds after the upload) at which `check` holds by the contract, where a rule has an edge (the public
+   * hour): each read is then judged at the age the server saw, by its clock read just before and after the check.
+   */
+  holds?: { from: number; to: number };
   /** `when` says when, for messages and evidence labels. */
   check(uploaded: Uploaded, when: string): Promise<void>;
 }
+
+/** Moves closer to an instant before a read near an edge: a few times at most, since each costs requests. */
+const EDGE_ATTEMPTS = 3;
 
 const cannotPass = (seconds: number) => `needs ${seconds} s to pass on the server: set TEST_CLOCK_URL, or run the slow project (SUITE_SLOW=1) that really waits`;
 const otherRegime = (now: number, regime: Regime, wanted: Regime) =>
   `the server's date ${new Date(now).toISOString()} is ${regime} the change of 30 November 2026; this check needs ${wanted}`;
 const note = (type: AnnotationType, description: string) => test.info().annotations.push({ type, description });
+
+/** Ages on the server's clock, in seconds, as a range: the upload and the read are each known within two clock readings. */
+interface Ages {
+  from: number;
+  to: number;
+}
+const describeAges = (ages: Ages) => (Math.round(ages.from) === Math.round(ages.to) ? `${Math.round(ages.from)} s` : `${Math.round(ages.from)} to ${Math.round(ages.to)} s`);
+const within = (ages: Ages, holds: Ages) => ages.from >= holds.from && ages.to < holds.to;
+
+/** A read near an edge that may have fallen on its other side: no verdict on it, never one against the instant it was meant for. */
+function edgeMissed(when: string, ages: Ages, holds: Ages): never {
+  const why = `the read meant for ${when} reached the server between ${describeAges(ages)} after the upload by its clock, which may lie outside [${holds.from} s, ${holds.to} s) where the rule's expectation holds`;
+  note(ANNOTATION.inconclusive, why);
+  throw new Error(`Inconclusive: ${why}`);
+}
 
 export class TimeTravel {
   /** `state`: where uploads wait for a later run, when time can pass only between runs. */
@@ -93,12 +116,47 @@ export class TimeTravel {
   async afterUpload(plan: AfterUpload): Promise<void> {
     if (this.state) return this.#acrossRuns(plan, this.state);
     if (plan.regime) await this.ensureRegime(plan.regime.wanted, plan.regime.jumpTo);
+    if (plan.holds) return this.#atEdges(plan, plan.holds);
     const uploaded = await plan.upload();
     const time = this.timeline();
     for (const seconds of plan.instants) {
       await time.to(seconds);
       await plan.check(uploaded, `${seconds} s after the upload`);
     }
+  }
+
+  /**
+   * A check with an edge, judged at the age the server saw: the upload dated by the clock read before and after it,
+   * each read by the clock read before and after the check (a test clock may run once set, and the suite's own pace or
+   * retries may delay a request). A test clock is set to each instant from the upload's side that keeps the read
+   * inside the window, and set again while the read would start outside it; a read that may have ended on the other side
+   * of the edge is inconclusive.
+   */
+  async #atEdges(plan: AfterUpload, holds: Ages): Promise<void> {
+    const started = await this.clock.now();
+    const uploaded = await plan.upload();
+    const upload = { from: started, to: await this.clock.now() };
+    const time = this.timeline();
+    for (const seconds of plan.instants) {
+      const when = `${seconds} s after the upload`;
+      // Inside the window the earliest upload is the one to fear (the read must stay short of the edge), outside it the latest.
+      const target = (seconds < holds.to ? upload.from : upload.to) + seconds * 1000;
+      let before = Number.NaN;
+      for (let attempt = 0; attempt < EDGE_ATTEMPTS; attempt++) {
+        if (this.clock.movable) await this.clock.set(target);
+        else await time.to(seconds);
+        before = await this.clock.now();
+        if (within(this.#ages(upload, before, before), holds) || !this.clock.movable) break;
+      }
+      await plan.check(uploaded, when);
+      const ages = this.#ages(upload, before, await this.clock.now());
+      if (!within(ages, holds)) edgeMissed(when, ages, holds);
+    }
+  }
+
+  /** The ages a read between `before` and `after` (server epoch ms) may have had, for an upload made between upload.from and upload.to. */
+  #ages(upload: Ages, before: number, after: number): Ages {
+    return { from: (before - upload.to) / 1000, to: (after - upload.from) / 1000 };
   }
 
   /**
@@ -144,6 +202,9 @@ export class TimeTravel {
     const made = `on an upload made ${describeAge(oldest.age)} earlier by the server's clock`;
     try {
       await plan.check(oldest, made);
+      // The age the server saw at the end of the check, not the one it had when the check began (the Date has whole seconds).
+      const ages = { from: oldest.age - 1, to: oldest.age + 1 + ((await this.clock.now()) - now) / 1000 };
+      if (plan.holds && !within(ages, plan.holds)) edgeMissed(made, ages, plan.holds);
     } finally {
       state.drop(oldest.path);
     }
