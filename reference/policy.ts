@@ -73,6 +73,8 @@ export interface Policy {
   readonly extensionOf: (fileName: string) => string;
   /** How many of an upload's files, from the first, have their size checked; the others are cut to the limit. */
   readonly sizeCheckedFiles: number;
+  /** Whether a file of this name has its size checked (a name the server's check cannot read is let through, cut to the limit). */
+  readonly sizeCheckedName: (fileName: string) => boolean;
   /** A limit of §8 the server does not enforce on some kind of upload (by its fields, which arrive before the files). */
   readonly skipsUploadLimit: (limit: UploadLimit, upload: UploadKind) => boolean;
   /** How many of an upload's files, from the first, have their type checked. */
@@ -254,6 +256,7 @@ export const DEFAULT_POLICY: Policy = {
   allowedExtensions: ALLOWED_EXTENSION_SET,
   extensionOf,
   sizeCheckedFiles: Number.POSITIVE_INFINITY,
+  sizeCheckedName: () => true,
   skipsUploadLimit: () => false,
   typeCheckedFiles: Number.POSITIVE_INFINITY,
   extensionsIgnoreCase: true,

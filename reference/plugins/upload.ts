@@ -108,7 +108,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
       if (ctx.policy.checkLeadingBytes && index < ctx.policy.typeCheckedFiles && !leadingBytesMatch(extension, blob.head)) {
         throw new ApiError(415, 'file_content_mismatch', `the content of ${part.filename} is not a .${extension} file`);
       }
-      if (part.file.truncated && index < ctx.policy.sizeCheckedFiles && !ctx.policy.skipsUploadLimit('size', kind)) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
+      if (part.file.truncated && index < ctx.policy.sizeCheckedFiles && ctx.policy.sizeCheckedName(part.filename) && !ctx.policy.skipsUploadLimit('size', kind)) throw new ApiError(413, 'file_too_large', `${part.filename} is over the 5 MB limit per file`);
       const total = received.files.reduce((sum, f) => sum + f.blob.size, 0);
       if (total > maxUploadBytes) throw new ApiError(413, 'upload_too_large', `the upload is over ${maxUploadBytes / MIB} MiB in total`);
     }

@@ -224,6 +224,7 @@ const PROBES: Record<FaultName, Probe> = {
     fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' },
     files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }],
   }),
+  'upload-size-unchecked-non-ascii-name': uploadStatus({ files: [{ name: 'grand-résumé.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }] }),
   'cutover-ends-new-year': urlPathAt('2027-01-01T00:00:00Z'),
   'secure-public-once-signed': async (app) => {
     const secure = await uploadedUrl(app, { fields: secureFields });

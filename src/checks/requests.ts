@@ -53,6 +53,7 @@ function nameOf(request: Case, stem: string, index: number): string {
   const type = String(request.type);
   if (request.nameForm === 'spaces') return `${stem} ${index + 1} copy.${type}`;
   if (request.nameForm === 'several dots') return `${stem}.${index + 1}.final.${type}`;
+  if (request.nameForm === 'non-ascii') return `${stem}-${index + 1}-résumé-日本.${type}`;
   return `${stem}-${index + 1}.${type}`;
 }
 

@@ -60,7 +60,7 @@ export const DOMAINS = {
     position: { why: '§8 "each uploaded file": the file under test first, in the middle or last of the upload', values: ['first', 'middle', 'last'] },
     type: { why: '§8: a file of each category of allowed types (images, videos, audio, documents, archives, other)', values: ['pdf', 'png', 'mp4', 'mp3', 'zip', 'vcf'] },
     // The case of an extension is UPLOAD-EXT-CASE's (SHOULD), so it is not a dimension of MUST rules.
-    nameForm: { why: 'RFC 7578 §4.2: the filename parameter is the client\'s: plain, with spaces, with several dots before the extension', values: ['plain', 'spaces', 'several dots'] },
+    nameForm: { why: 'RFC 7578 §4.2: the filename parameter is the client\'s: plain, with spaces, with several dots before the extension, or in UTF-8 beyond ASCII', values: ['plain', 'spaces', 'several dots', 'non-ascii'] },
     instant: { why: '§4.1 rule 6 "from 30 November 2026": near its start and far after it (LATER_INSTANTS)', values: Object.keys(LATER_INSTANTS) },
   },
   file: {
