@@ -28,6 +28,8 @@ interface FaultEntry {
 const MIB = 1024 * 1024;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
+/** The change of 30 November 2026 as the default policy reads it. */
+const CUTOVER = Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`);
 
 export const FAULTS = [
   // Upload limits and fields
@@ -58,7 +60,7 @@ export const FAULTS = [
   // Permanent URLs
   { name: 'permanent-corrupt-bytes', rule: 'PERMANENT-URL-ANONYMOUS', breaks: 'serves a non-secure file with its first byte changed', policy: { permanentBody: (stored) => stored.pipe(flipFirstByte()) } },
   { name: 'permanent-requires-version', rule: 'PERMANENT-URL-ANONYMOUS', breaks: 'serves a non-secure file only with a Version header', policy: { permanentUrlsNeedVersion: true } },
-  { name: 'permanent-expires', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving a non-secure file after a week', policy: { permanentUrlLifetimeMs: 7 * DAY_MS } },
+  { name: 'permanent-expires', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving a non-secure file after a week', policy: { permanentUntil: (uploadedAt) => uploadedAt + 7 * DAY_MS } },
   { name: 'cutover-early', rule: 'PERMANENT-URL-LASTS', breaks: 'stores every upload as secure from 28 November 2026', policy: { cutoverAt: Date.parse('2026-11-28T00:00:00Z') } },
   { name: 'file-octet-stream', rule: 'FILE-CONTENT-TYPE', breaks: 'serves every file as application/octet-stream', policy: { servedContentType: () => 'application/octet-stream' } },
   { name: 'svg-inline', rule: 'SVG-NOT-RENDERED', breaks: 'serves SVG inline as image/svg+xml, with no Content-Security-Policy', policy: { inlineExtensions: new Set(['svg']) } },
@@ -145,7 +147,8 @@ export const FAULTS = [
   { name: 'upload-size-unchecked-non-ascii-name', rule: 'UPLOAD-SIZE-MAX', breaks: 'does not check the size of a file whose name is not ASCII (RFC 7578 lets a name be UTF-8), and cuts it to 5 MiB', policy: { sizeCheckedName: (name) => /^[\x20-\x7e]*$/.test(name) } },
   { name: 'cutover-ends-new-year', rule: 'CUTOVER-ALL-SECURE', breaks: 'stops storing every upload as secure at the turn of the year 2027', policy: { cutoverEndsAt: Date.parse('2027-01-01T00:00:00Z') } },
   { name: 'secure-public-once-signed', rule: 'SECURE-PRIVATE-AFTER', breaks: 'serves a private attachment anonymously once a signed URL was issued for it', policy: { publicAfterWindow: (_request, before) => before.signed } },
-  { name: 'permanent-until-2038', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving non-secure files when a signed 32-bit count of seconds runs out (2038-01-19T03:14:08Z)', policy: { permanentUrlsUntil: 2 ** 31 * 1000 } },
+  { name: 'permanent-until-2038', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving non-secure files when a signed 32-bit count of seconds runs out (2038-01-19T03:14:08Z)', policy: { permanentUntil: () => 2 ** 31 * 1000 } },
+  { name: 'permanent-lost-at-cutover', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving the non-secure files uploaded before 30 November 2026 at the change (re-stored as secure)', policy: { permanentUntil: (uploadedAt) => (uploadedAt < CUTOVER ? CUTOVER : Number.POSITIVE_INFINITY) } },
   { name: 'upload-ext-unchecked-both-targets', rule: 'UPLOAD-EXT-OTHER', breaks: 'does not check the type of the files of an upload naming both a conversation and a contact', policy: { skipsUploadLimit: (limit, upload) => limit === 'type' && upload.conversation && upload.contact } },
   { name: 'exec-field-missing-turn-5', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out from the fifth exchange of a session', policy: { sendGenerativeOutputs: (turn) => turn < 5 } },
   { name: 'session-interaction-reused-turn-4', rule: 'SESSION-INTERACTION-NEW', breaks: 'gives the fourth exchange of a session the interactionId of the third', policy: { newInteractionOnTurn: (turn) => turn !== 4 } },

@@ -101,9 +101,8 @@ export interface Policy {
 
   // Serving files
   readonly permanentUrlsNeedVersion: boolean;
-  readonly permanentUrlLifetimeMs: number;
-  /** The instant (epoch ms) permanent URLs stop serving, whenever their files were uploaded. */
-  readonly permanentUrlsUntil: number;
+  /** The instant (epoch ms) a permanent URL of a file uploaded at `uploadedAt` stops serving: never, by the contract. */
+  readonly permanentUntil: (uploadedAt: number) => number;
   /** The bytes a permanent URL sends, from the stored ones. */
   readonly permanentBody: (stored: Readable) => Readable;
   readonly servedContentType: (extension: string) => string;
@@ -274,8 +273,7 @@ export const DEFAULT_POLICY: Policy = {
   uploadResponseType: 'json',
 
   permanentUrlsNeedVersion: false,
-  permanentUrlLifetimeMs: Number.POSITIVE_INFINITY,
-  permanentUrlsUntil: Number.POSITIVE_INFINITY,
+  permanentUntil: () => Number.POSITIVE_INFINITY,
   permanentBody: (stored) => stored,
   servedContentType: contentTypeOf,
   inlineExtensions: new Set(),

@@ -27,8 +27,7 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
     const file = ctx.files.byId(request.params.id);
     if (!file || file.slug) throw notFound('no such file');
     if (ctx.policy.permanentUrlsNeedVersion && request.headers.version === undefined) throw badRequest('the Version header is required');
-    const now = ctx.clock.now();
-    if (now >= file.uploadedAt + ctx.policy.permanentUrlLifetimeMs || now >= ctx.policy.permanentUrlsUntil) throw notFound('this file has expired');
+    if (ctx.clock.now() >= ctx.policy.permanentUntil(file.uploadedAt)) throw notFound('this file has expired');
     return handOver(request, reply, file, ctx);
   });
 

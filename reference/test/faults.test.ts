@@ -237,6 +237,12 @@ const PROBES: Record<FaultName, Probe> = {
     await setClock(app, { now: '2038-01-19T03:14:08Z' });
     return (await fetchUrl(app, url)).statusCode;
   },
+  // The probes' server starts before the change (T0), so the upload is older than it.
+  'permanent-lost-at-cutover': async (app) => {
+    const url = await uploadedUrl(app);
+    await setClock(app, { now: '2026-12-01T00:00:00Z' });
+    return (await fetchUrl(app, url)).statusCode;
+  },
   'upload-ext-unchecked-both-targets': uploadStatus({ fields: validFields({ contactId: WORLD.contactId }), files: [{ name: 'tool.exe', bytes: bytesOf('exe', 10) }] }),
   'exec-field-missing-turn-5': async (app) => {
     const { executionId } = (await execute(app)).json();

@@ -13,7 +13,7 @@ import type { FaultName } from '../../reference/faults.ts';
 import { listenReference, type Listening } from '../../reference/listen.ts';
 import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
 import { loadSeed, worldOf } from '../../reference/world.ts';
-import { describeAge, KEEP_SECONDS, type StoredUpload, UploadState } from '../time/aged-state.ts';
+import { boundariesCrossed, describeAge, KEEP_SECONDS, type StoredUpload, UploadState } from '../time/aged-state.ts';
 import { atAddress, environmentOf, loadConfig, SETTINGS, type Target } from '../config/config.ts';
 import type { ConformanceReport, RuleResult } from '../report/conformance-reporter.ts';
 import { type RuleId, testsOfRule } from '../contract/rules.ts';
@@ -118,6 +118,14 @@ describe('the store of uploads waiting for a later run', () => {
     const { uploads, warnings } = new UploadState(file, target('https://api.example.test'), 'SECURE-PRIVATE-AFTER', 't', noRedaction).waiting(NOW);
     assert.deepEqual(uploads, []);
     assert.match(warnings.join(), /could not be read/);
+  });
+
+  test('the boundaries an upload crossed since its last judgment: the change, the turn of a year, a day of age', () => {
+    const at = (iso: string) => Date.parse(iso);
+    const uploaded = at('2026-11-28T12:00:00Z');
+    assert.deepEqual(boundariesCrossed(uploaded, at('2026-11-28T13:00:00Z'), at('2026-11-28T20:00:00Z')), []);
+    assert.deepEqual(boundariesCrossed(uploaded, at('2026-11-28T13:00:00Z'), at('2026-12-01T13:00:00Z')), ['the change of 30 November 2026', 'a day of age']);
+    assert.deepEqual(boundariesCrossed(at('2026-12-20T12:00:00Z'), at('2026-12-31T12:00:00Z'), at('2027-01-01T00:00:00Z')), ['the turn of the year 2027']);
   });
 
   test('ages read as a person reads them', () => {
@@ -237,7 +245,8 @@ describe('clock rules judged across runs, against a server whose test clock the 
       const judged = AGED_RULES.filter((id) => !id.startsWith('CUTOVER-') && id !== 'SECURE-PUBLIC-WINDOW');
       assert.deepEqual(verdicts(third, judged), same(judged, 'passed'));
       for (const id of judged) assert.match(detail(third, id), /^judged on an upload made 1 h 3\d min earlier by the server's clock, left by an earlier run before the change of 30 November 2026; this run's upload waits in /, id);
-      assert.match(detail(third, 'SECURE-PUBLIC-WINDOW'), /1 left by earlier runs were past the 3570 s this check holds until, and were dropped/);
+      // The first run's upload, judged by the second, and the second's: both past the window now.
+      assert.match(detail(third, 'SECURE-PUBLIC-WINDOW'), /2 left by earlier runs were past the 3570 s this check holds until, and were dropped/);
       for (const id of ['CUTOVER-ALL-SECURE', 'CUTOVER-FLAG-IGNORED']) assert.match(detail(third, id), /is before the change of 30 November 2026; this check needs after/);
       for (const name of planted) assert.ok(existsSync(join(bench.stateDir, name)), `${name} is left alone`);
       console.log(`skipped MUST rules of ${AGED_RULES.length} clock rules: ${[first, second, third].map(skippedMust).join(', ')} in runs 1 to 3`);
@@ -247,6 +256,27 @@ describe('clock rules judged across runs, against a server whose test clock the 
       const withClock = await bench.run(['SECURE-SCOPE-REQUIRED'], { testClock: true, stateDir });
       assert.equal(withClock.rules.get('SECURE-SCOPE-REQUIRED')?.verdict, 'passed', withClock.output.slice(-3000));
       assert.equal(existsSync(stateDir), false, 'STATE_DIR is not used with a test clock');
+    } finally {
+      await bench.close();
+    }
+  });
+
+  test('an upload judged once is judged again once it has crossed the change of 30 November 2026', async () => {
+    // A server that stops serving the non-secure files uploaded before the change, at the change.
+    const bench = await Bench.start('2026-11-28T12:00:00Z', 'permanent-lost-at-cutover');
+    const rules: RuleId[] = ['PERMANENT-URL-LASTS'];
+    try {
+      const first = await bench.run(rules);
+      assert.equal(first.rules.get('PERMANENT-URL-LASTS')?.verdict, 'skipped', first.output.slice(-3000));
+      await bench.advance(HOUR + 100);
+      const second = await bench.run(rules);
+      assert.equal(second.rules.get('PERMANENT-URL-LASTS')?.verdict, 'passed', second.output.slice(-3000));
+      assert.match(detail(second, 'PERMANENT-URL-LASTS'), /^judged on an upload made 1 h \d+ min earlier/);
+      // Three days on: after the change, where this run makes no upload of its own, and past a day of age.
+      await bench.advance(3 * 86_400);
+      const third = await bench.run(rules);
+      assert.equal(third.rules.get('PERMANENT-URL-LASTS')?.verdict, 'failed', third.output.slice(-3000));
+      assert.match(third.output, /read again, across the change of 30 November 2026 and a day of age since a run judged it 3 d 0 h earlier, on an upload made 3 d 1 h earlier/);
     } finally {
       await bench.close();
     }

@@ -1,16 +1,17 @@
 // Uploads that wait for a later run. Against a live target whose clock the suite can neither move nor wait out, a
 // check that needs the hour to pass cannot finish in one run: the test leaves its upload in STATE_DIR, and the same
-// test of a later run judges it once it has aged by the server's clock. One file per upload, written whole and then
+// test of a later run judges it once it has aged by the server's clock, and judges it again each time it has crossed a
+// boundary since (boundariesCrossed), until it is a month old. One file per upload, written whole and then
 // renamed, so concurrent workers never read half of one; each test reads only its own, so no two workers judge one
 // upload, and a CI shard (which runs the same tests every time) carries all the state its tests need. A file holds
 // a file's name, size and digest (the name and size rebuild its bytes) and its URL, never its bytes or a token.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Target } from '../config/config.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { describeErrors, validatorFor } from '../contract/schemas.ts';
-import type { Regime } from './server-clock.ts';
+import { type Regime, regimeAt } from './server-clock.ts';
 import { knownTestFile, testFile, type TestFile } from '../files/test-file.ts';
 
 export const STATE_FORMAT = 'conformance-aged-upload/1';
@@ -31,6 +32,8 @@ export interface StoredUpload {
   target: { origin: string; locationId: string };
   uploadedAt: string;
   regime: Regime;
+  /** When a later run last judged it, by the server's clock. */
+  judgedAt?: string;
   files: { name: string; size: number; sha256: string; url: string }[];
 }
 
@@ -40,6 +43,22 @@ export interface Waiting extends Uploaded {
   regime: Regime;
   /** Seconds from the upload to the server's now. */
   age: number;
+  /** Epoch ms (server) of its last judgment, if a run judged it already. */
+  judgedAt?: number;
+}
+
+/**
+ * The boundaries an upload crossed between `since` and `now` (server epoch ms), across which a rule on it may be
+ * broken where it held before: the change of 30 November 2026 (a server may re-store or hide older files there), the
+ * turn of a year (a date compared by its year), a day of age (a day-granular expiry or cache).
+ */
+export function boundariesCrossed(uploadedAt: number, since: number, now: number): string[] {
+  const DAY_MS = 86_400_000;
+  return [
+    ...(regimeAt(since) !== regimeAt(now) ? ['the change of 30 November 2026'] : []),
+    ...(new Date(since).getUTCFullYear() !== new Date(now).getUTCFullYear() ? [`the turn of the year ${new Date(now).getUTCFullYear()}`] : []),
+    ...(since - uploadedAt < DAY_MS && now - uploadedAt >= DAY_MS ? ['a day of age'] : []),
+  ];
 }
 
 /** The uploads one test leaves for later runs against one target. */
@@ -105,7 +124,15 @@ export class UploadState {
     renameSync(partial, join(this.dir, name));
   }
 
-  /** Forgets an upload: judged, or too old to be judged. */
+  /** Keeps a judged upload for a later run to judge again once it has crossed a boundary (boundariesCrossed). */
+  judged(path: string, at: number): void {
+    const stored = JSON.parse(readFileSync(path, 'utf8')) as StoredUpload;
+    const partial = join(this.dir, `.${basename(path)}.partial`);
+    writeFileSync(partial, `${JSON.stringify({ ...stored, judgedAt: new Date(at).toISOString() }, null, 2)}\n`);
+    renameSync(partial, path);
+  }
+
+  /** Forgets an upload: too old to be judged, or past what its check holds for. */
   drop(path: string): void {
     rmSync(path, { force: true });
   }
@@ -125,7 +152,8 @@ export class UploadState {
     if (changed) return { because: `this suite no longer makes ${changed.name} of ${changed.size} bytes as it was uploaded` };
     const age = Math.round((now - Date.parse(stored.uploadedAt)) / 1000);
     if (age > KEEP_SECONDS) return {};
-    return { upload: { path, files, urls: stored.files.map((file) => file.url), regime: stored.regime, age } };
+    const judgedAt = stored.judgedAt === undefined ? undefined : Date.parse(stored.judgedAt);
+    return { upload: { path, files, urls: stored.files.map((file) => file.url), regime: stored.regime, age, judgedAt } };
   }
 }
 

@@ -3,7 +3,7 @@
 // once it has aged, and leaves this run's for a later run (src/time/aged-state.ts); with nothing aged yet it skips,
 // saying why. Expectations always follow the server's clock.
 import { test } from '@playwright/test';
-import { describeAge, type Uploaded, type UploadState } from './aged-state.ts';
+import { boundariesCrossed, describeAge, type Uploaded, type UploadState, type Waiting } from './aged-state.ts';
 import { ANNOTATION, type AnnotationType } from '../report/annotations.ts';
 import { type Regime, regimeAt, type ServerClock } from './server-clock.ts';
 
@@ -184,30 +184,36 @@ export class TimeTravel {
     note(ANNOTATION.observation, `${earlier.judged}; ${mine}`);
   }
 
-  /** The oldest upload of an earlier run whose age `check` can judge, judged and then dropped; those too old for it are dropped. */
+  /**
+   * The oldest upload of an earlier run whose age `check` can judge and that is due: never judged, or across a
+   * boundary since its last judgment (boundariesCrossed). It is judged, then kept to be judged again at the next
+   * boundary; those too old for the check are dropped.
+   */
   async #judgeEarlier(plan: AfterUpload, state: UploadState, now: number, ages: { from: number; to: number }): Promise<{ judged?: string; status: string }> {
     const { uploads, warnings } = state.waiting(now);
     for (const warning of warnings) note(ANNOTATION.warning, warning);
     const past = uploads.filter((upload) => upload.age > ages.to);
     for (const upload of past) state.drop(upload.path);
-    const oldest = uploads.find((upload) => upload.age >= ages.from && upload.age <= ages.to);
+    const crossed = (upload: Waiting) => (upload.judgedAt === undefined ? [] : boundariesCrossed(now - upload.age * 1000, upload.judgedAt, now));
+    const inWindow = uploads.filter((upload) => upload.age >= ages.from && upload.age <= ages.to);
+    const oldest = inWindow.find((upload) => upload.judgedAt === undefined || crossed(upload).length > 0);
     if (oldest === undefined) {
       const young = uploads.find((upload) => upload.age < ages.from);
       const status = [
         ...(young ? [`the oldest upload an earlier run left is ${describeAge(young.age)} old, short of the ${ages.from} s this check needs`] : []),
+        ...(inWindow.length > 0 ? [`${inWindow.length} left by earlier runs were judged already and have crossed no boundary since`] : []),
         ...(past.length > 0 ? [`${past.length} left by earlier runs were past the ${ages.to} s this check holds until, and were dropped`] : []),
       ];
       return { status: status.length > 0 ? status.join('; ') : 'no upload of an earlier run waits' };
     }
-    const made = `on an upload made ${describeAge(oldest.age)} earlier by the server's clock`;
-    try {
-      await plan.check(oldest, made);
-      // The age the server saw at the end of the check, not the one it had when the check began (the Date has whole seconds).
-      const ages = { from: oldest.age - 1, to: oldest.age + 1 + ((await this.clock.now()) - now) / 1000 };
-      if (plan.holds && !within(ages, plan.holds)) edgeMissed(made, ages, plan.holds);
-    } finally {
-      state.drop(oldest.path);
-    }
+    const again = oldest.judgedAt === undefined ? '' : `again, across ${crossed(oldest).join(' and ')} since a run judged it ${describeAge(Math.round((now - oldest.judgedAt) / 1000))} earlier, `;
+    const made = `${again}on an upload made ${describeAge(oldest.age)} earlier by the server's clock`;
+    await plan.check(oldest, made);
+    const end = await this.clock.now();
+    // The age the server saw at the end of the check, not the one it had when the check began (the Date has whole seconds).
+    const seen = { from: oldest.age - 1, to: oldest.age + 1 + (end - now) / 1000 };
+    if (plan.holds && !within(seen, plan.holds)) edgeMissed(made, seen, plan.holds);
+    state.judged(oldest.path, end);
     return { judged: `judged ${made}, left by an earlier run ${oldest.regime === 'ambiguous' ? 'on the day of' : oldest.regime} the change of 30 November 2026`, status: '' };
   }
 
