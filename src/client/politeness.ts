@@ -171,7 +171,11 @@ export class Pace {
 
   /** Requests this worker may send per window now. */
   limit(now = Date.now()): number {
-    return Math.max(1, Math.floor(this.ceiling * this.#factor(this.#read(), now)));
+    return this.#limitOf(this.#read(), now);
+  }
+
+  #limitOf(state: PaceState, now: number): number {
+    return Math.max(1, Math.floor(this.ceiling * this.#factor(state, now)));
   }
 
   /** Waits for a slot; returns how long it waited, in ms. */
@@ -185,7 +189,8 @@ export class Pace {
         continue;
       }
       while (this.#sent.length > 0 && this.#sent[0] <= now - this.windowMs) this.#sent.shift();
-      const limit = this.limit(now);
+      // The state read above: the shared file once per request, not twice.
+      const limit = this.#limitOf(state, now);
       if (this.#sent.length < limit) {
         this.#sent.push(now);
         return now - started;
@@ -199,7 +204,7 @@ export class Pace {
     const wait = throttleWaitSeconds(headers, attempt);
     const now = Date.now();
     const state = this.#read();
-    const factor = Math.max(1 / this.ceiling, Math.min(this.#factor(state, now), this.#cap(headers) ?? 1) / 2);
+    const factor = Math.max(1 / this.ceiling, Math.min(this.#factor(state, now), this.#cap(announcedLimit(headers, now)) ?? 1) / 2);
     this.#write({ pausedUntil: Math.max(state.pausedUntil, now + wait * 1000), factor, since: now, throttles: state.throttles + 1, lowest: Math.min(state.lowest, factor) });
     return wait;
   }
@@ -210,7 +215,7 @@ export class Pace {
     if (announced === undefined) return;
     const now = Date.now();
     const state = this.#read();
-    const cap = this.#cap(headers);
+    const cap = this.#cap(announced);
     const spent = announced.remaining !== undefined && announced.remaining <= 0;
     const current = this.#factor(state, now);
     // A cap a little under the current pace is left to the margin: no write per answer while the pace climbs back.
@@ -221,8 +226,7 @@ export class Pace {
   }
 
   /** The fraction of the ceiling an announced limit leaves this worker, or undefined when none is announced. */
-  #cap(headers: Headers): number | undefined {
-    const announced = announcedLimit(headers);
+  #cap(announced: AnnouncedLimit | undefined): number | undefined {
     if (announced?.limit === undefined) return undefined;
     const perWindow = (announced.limit * this.windowMs) / (1000 * (announced.windowSeconds ?? this.windowMs / 1000));
     return Math.max(1 / this.ceiling, Math.min(1, (perWindow * ANNOUNCED_MARGIN * this.fraction) / this.ceiling));
