@@ -71,6 +71,12 @@ interface WorkerOptions {
 /** The tests the network left without a verdict (a fault the transport gave up on): they may run once more. */
 const troubled = new WeakSet<TestInfo>();
 
+/** No verdict for a reason of the network (`type`: infrastructure, or inconclusive for a throttle past the retries): the test may run once more. */
+function troubledBy(testInfo: TestInfo, type: typeof ANNOTATION.infrastructure | typeof ANNOTATION.inconclusive, what: string): void {
+  troubled.add(testInfo);
+  testInfo.annotations.push({ type, description: what });
+}
+
 /**
  * Playwright retries every failed test, and has no public way to retry only some: a failure that is the server's
  * verdict is marked as its own non-retriable errors are. Checked, so that a Playwright that drops the field fails loudly.
@@ -190,14 +196,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
         onRetry: note(ANNOTATION.retry),
         // Waiting for the server's pace is not the test's own time.
         onWait: (ms) => testInfo.setTimeout(testInfo.timeout + ms),
-        onUnreachable: (what) => {
-          troubled.add(testInfo);
-          note(ANNOTATION.infrastructure)(what);
-        },
-        onRateLimited: (what) => {
-          troubled.add(testInfo);
-          note(ANNOTATION.inconclusive)(what);
-        },
+        onUnreachable: (what) => troubledBy(testInfo, ANNOTATION.infrastructure, redactText(what, secrets.values())),
+        onRateLimited: (what) => troubledBy(testInfo, ANNOTATION.inconclusive, redactText(what, secrets.values())),
         onAnswer: (url, incoming) => secrets.learn(url, incoming.headers['content-type'], incoming.body),
       });
       try {
@@ -223,7 +223,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       const evidence = new Evidence(() => secrets.values());
       const events = {
         onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }),
-        onUnreachable: (what: string) => testInfo.annotations.push({ type: ANNOTATION.infrastructure, description: what }),
+        // A URL an answer offered that could not be reached: the network's, like the transport's own faults.
+        onUnreachable: (what: string) => troubledBy(testInfo, ANNOTATION.infrastructure, what),
       };
       try {
         await use(new Api(transport, target, config, evidence, events));

@@ -71,13 +71,8 @@ export function offeredUrls(reply: Reply): string[] {
 export function referenceForms(reply: Reply): string[] {
   const api = new URL(reply.url).origin;
   const formOf = ({ written, url }: UrlReference) => {
-    const form = /^https?:/i.test(written)
-      ? `absolute, ${new URL(url).origin === api ? "on the API's origin" : 'on an origin of their own'}`
-      : written.startsWith('//')
-        ? `scheme-relative, ${new URL(url).origin === api ? "on the API's origin" : 'on an origin of their own'}`
-        : written.startsWith('/')
-          ? 'path-absolute'
-          : 'relative';
+    const where = new URL(url).origin === api ? "on the API's origin" : 'on an origin of their own';
+    const form = /^https?:/i.test(written) ? `absolute, ${where}` : written.startsWith('//') ? `scheme-relative, ${where}` : written.startsWith('/') ? 'path-absolute' : 'relative';
     return `${form}${new URL(url).search ? ', with a query' : ''}`;
   };
   return [...new Set(urlReferences(bodyOf(reply), baseOf(reply)).map(formOf))];
