@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * The refresh tokens a run against a real target spent, kept under STATE_DIR as digests (SHA-256 of the target's
@@ -36,7 +36,7 @@ export class SpentRefreshTokens {
 
   add(token: string): void {
     const digests = new Set(this.#read()).add(this.#digest(token));
-    mkdirSync(join(this.#file, '..'), { recursive: true });
+    mkdirSync(dirname(this.#file), { recursive: true });
     writeFileSync(`${this.#file}.${process.pid}`, `${JSON.stringify([...digests], null, 2)}\n`);
     renameSync(`${this.#file}.${process.pid}`, this.#file);
   }
@@ -69,7 +69,6 @@ export class RefreshChain {
   get current(): string | undefined {
     return this.#current;
   }
-
 
   /** The refresh token to send now; a real target's is remembered as spent from this moment. */
   spend(): string | undefined {

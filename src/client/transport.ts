@@ -71,7 +71,8 @@ export class Transport {
   async fetch(out: Outgoing): Promise<Incoming> {
     const maxRetries = this.mode.maxRetries ?? 0;
     const what = `${out.method} ${redactUrl(out.url)}`;
-    // A GET or HEAD may be sent again whatever happened to it; a POST only where no byte of an answer came back.
+    // A GET or HEAD may be sent again whatever happened to it; a POST only where no byte of an answer came back, or
+    // where the answer was a 503 (below).
     const idempotent = out.method !== 'POST' || out.idempotent === true;
     for (let attempt = 0; ; attempt++) {
       const waited = (await this.mode.limiter?.acquire()) ?? 0;
