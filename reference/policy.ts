@@ -13,6 +13,7 @@ import {
   SECURE_PATH_PREFIX,
   SECURE_PUBLIC_WINDOW_SECONDS,
 } from '../src/contract/contract.ts';
+import type { ClockHabit } from './clock.ts';
 import type { ApiError } from './errors.ts';
 import type { StoredFile } from './file-store.ts';
 import { contentTypeOf } from './mime.ts';
@@ -27,6 +28,8 @@ export interface Policy {
   readonly errorExtras: (ids: { next(kind: string): string }) => Record<string, unknown>;
   /** A 429 of the THROTTLE option carries Retry-After. */
   readonly retryAfter: boolean;
+  /** How the test clock behaves once set (clock.ts). */
+  readonly clockHabit: ClockHabit;
   /** How identifiers, slugs and issued tokens look, from a kind, a hex digest and a length. */
   readonly idFormat: (kind: string, hex: string, length: number) => string;
   /** uploadedFiles (§2.2: inner structure not shown) from the stored files and their URLs. */
@@ -225,6 +228,7 @@ export const DEFAULT_POLICY: Policy = {
   refusalBody: (status, error) => ({ type: 'application/json; charset=utf-8', body: { statusCode: status, error: error.code, message: error.message } }),
   errorExtras: () => ({}),
   retryAfter: true,
+  clockHabit: 'frozen',
   idFormat: (kind, hex, length) => `${kind}-${hex.slice(0, length)}`,
   // Keyed by file name; a second file of the same name becomes `name (2).ext`.
   uploadedFiles: (files) => {

@@ -22,7 +22,7 @@ import { loadSeed, type SeedData, World } from './world.ts';
 export interface ServerOptions {
   /** Derive ids, slugs and signatures from this seed (SEED); random when absent. */
   seed?: string;
-  /** Serve the test-clock protocol at /__test/clock and freeze time at `start` (epoch ms, default now). */
+  /** Serve the test-clock protocol at /__test/clock from `start` (epoch ms, default now); the style says how it behaves (frozen by default). */
   testClock?: boolean | { start: number };
   /** The choices where the contract is silent (STYLE): `default`, `alt`, or any point of the space (style.ts). */
   style?: string;
@@ -40,11 +40,11 @@ export interface ServerOptions {
 }
 
 export async function buildServer(options: ServerOptions = {}): Promise<FastifyInstance> {
+  const policy = { ...DEFAULT_POLICY, ...policyOfStyle(parseStyle(options.style)), ...FAULTS.find((entry) => entry.name === options.fault)?.policy };
   const testClock = options.testClock
-    ? new TestClock(typeof options.testClock === 'object' ? options.testClock.start : Date.now())
+    ? new TestClock(typeof options.testClock === 'object' ? options.testClock.start : Date.now(), policy.clockHabit)
     : undefined;
   const clock: Clock = testClock ?? systemClock;
-  const policy = { ...DEFAULT_POLICY, ...policyOfStyle(parseStyle(options.style)), ...FAULTS.find((entry) => entry.name === options.fault)?.policy };
   if (policy.filesOrigin === 'assets' && options.filesOrigin === undefined) {
     throw new Error(`the ${options.style} style serves files from an origin of their own: start it with listenReference() (listen.ts), or pass filesOrigin`);
   }

@@ -6,6 +6,7 @@
 // (faults.ts) applies over any style. The README lists the dimensions.
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { CLOCK_HABITS, type ClockHabit } from './clock.ts';
 import { contentTypeOf } from './mime.ts';
 import type { Policy, Refusal } from './policy.ts';
 import type { ApiError } from './errors.ts';
@@ -148,6 +149,8 @@ export const SPACE = {
   },
   // Only under THROTTLE: whether a 429 says when to come back.
   retryAfter: { seconds: {}, absent: { retryAfter: false } },
+  // The test clock: frozen, or running on once set (an offset from real time), with whole seconds, or skewed weeks ahead.
+  clock: Object.fromEntries(CLOCK_HABITS.map((habit) => [habit, habit === 'frozen' ? {} : { clockHabit: habit }])) as Record<ClockHabit, Partial<Policy>>,
 } as const satisfies Readonly<Record<string, Values>>;
 
 export type Dimension = keyof typeof SPACE;

@@ -68,6 +68,12 @@ export class Transport {
     },
   ) {}
 
+  /** The next `requests` requests go out back to back, the pace waited for once before them (Pace.reserve). */
+  async reserve(requests: number): Promise<void> {
+    const waited = (await this.mode.limiter?.reserve(requests)) ?? 0;
+    if (waited > 0) this.mode.onWait?.(waited);
+  }
+
   async fetch(out: Outgoing): Promise<Incoming> {
     const maxRetries = this.mode.maxRetries ?? 0;
     const what = `${out.method} ${redactUrl(out.url)}`;

@@ -24,6 +24,22 @@ test('the pace lets no more than its limit through in any window', async () => {
   assert.ok(times[9] >= 590 && times[9] < 1500, `10 requests at 4 per 300 ms took ${times[9]} ms`);
 });
 
+// A read near an edge follows the move of the test clock at once: the pace is waited for before the move, never between.
+test('reserved slots go out back to back, within the limit, and are waited for once before them', async () => {
+  const pace = new Pace(4, 300, 1);
+  for (let i = 0; i < 3; i++) await pace.acquire();
+  const started = Date.now();
+  await pace.reserve(4);
+  const waited = Date.now() - started;
+  assert.ok(waited >= 250, `4 slots with 1 free waited for the window (${waited} ms)`);
+  const between = Date.now();
+  for (let i = 0; i < 4; i++) assert.equal(await pace.acquire(), 0, `reserved request ${i + 1} did not wait`);
+  assert.ok(Date.now() - between < 50, 'the reserved requests went out back to back');
+  const after = Date.now();
+  await pace.acquire();
+  assert.ok(Date.now() - after >= 250, 'the request after the reserved ones waits: they were counted');
+});
+
 test('a throttled answer pauses every worker sharing the pace, halves it, and the pace climbs back slowly', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pace-'));
   try {

@@ -41,6 +41,11 @@ export class ServerClock {
     return Date.parse(date);
   }
 
+  /** Keeps the next `requests` requests back to back: a move of the clock and the read it is for, no pace between them. */
+  reserve(requests: number): Promise<void> {
+    return this.transport.reserve(requests);
+  }
+
   /** Setting the clock to an instant twice sets it once: a network fault may send it again. */
   async set(epochMs: number): Promise<number> {
     return this.post({ now: new Date(epochMs).toISOString() }, true);

@@ -32,9 +32,6 @@ export interface AfterUpload {
   check(uploaded: Uploaded, when: string): Promise<void>;
 }
 
-/** Moves closer to an instant before a read near an edge: a few times at most, since each costs requests. */
-const EDGE_ATTEMPTS = 3;
-
 const cannotPass = (seconds: number) => `needs ${seconds} s to pass on the server: set TEST_CLOCK_URL, or run the slow project (SUITE_SLOW=1) that really waits`;
 const otherRegime = (now: number, regime: Regime, wanted: Regime) =>
   `the server's date ${new Date(now).toISOString()} is ${regime} the change of 30 November 2026; this check needs ${wanted}`;
@@ -80,8 +77,9 @@ export class TimeTravel {
   }
 
   /**
-   * How far from an edge of a time window a check stands: a second with a test clock, which does not run; half a
-   * minute with a clock that runs (the Date header has a one-second resolution and requests take time).
+   * How far from an edge of a time window a check stands: a second with a test clock, moved right before the read
+   * (#atEdges makes room for one of whole seconds); half a minute with the server's own clock, read from its Date
+   * header (a one-second resolution, and requests take time).
    */
   get margin(): number {
     return this.clock.movable ? 1 : 30;
@@ -127,36 +125,40 @@ export class TimeTravel {
 
   /**
    * A check with an edge, judged at the age the server saw: the upload dated by the clock read before and after it,
-   * each read by the clock read before and after the check (a test clock may run once set, and the suite's own pace or
-   * retries may delay a request). A test clock is set to each instant from the upload's side that keeps the read
-   * inside the window, and set again while the read would start outside it; a read that may have ended on the other side
-   * of the edge is inconclusive.
+   * each read by the clock's instant just before it (the answer of the move, or the last reading) and the clock read
+   * after it. A test clock may be frozen, run on once set, or keep whole seconds, and the suite's own pace or a retry
+   * may delay a request: a read that may have fallen on the other side of the edge is inconclusive, never judged
+   * against the instant it was meant for. A test clock is only ever moved forward, and the move and the read go out
+   * back to back (the pace is reserved for both first); a read sent after an answer came back is after it.
    */
   async #atEdges(plan: AfterUpload, holds: Ages): Promise<void> {
     const started = await this.clock.now();
     const uploaded = await plan.upload();
-    const upload = { from: started, to: await this.clock.now() };
+    const ended = await this.clock.now();
+    // A clock whose readings are all whole seconds may keep whole seconds: each reading then stands for the second it begins.
+    const resolution = started % 1000 === 0 && ended % 1000 === 0 ? 1000 : 0;
+    const upload = { from: started, to: ended + resolution };
+    let last = ended;
     const time = this.timeline();
     for (const seconds of plan.instants) {
       const when = `${seconds} s after the upload`;
-      // Inside the window the earliest upload is the one to fear (the read must stay short of the edge), outside it the latest.
-      const target = (seconds < holds.to ? upload.from : upload.to) + seconds * 1000;
-      let before = Number.NaN;
-      for (let attempt = 0; attempt < EDGE_ATTEMPTS; attempt++) {
-        if (this.clock.movable) await this.clock.set(target);
-        else await time.to(seconds);
+      // Near the window's end the earliest upload is the one to fear (the read must stay short of the end), near its start the latest.
+      const nearEnd = holds.to - seconds < seconds - holds.from;
+      const target = nearEnd ? upload.from + seconds * 1000 - resolution : upload.to + seconds * 1000;
+      let before = last;
+      if (!this.clock.movable) {
+        await time.to(seconds);
         before = await this.clock.now();
-        if (within(this.#ages(upload, before, before), holds) || !this.clock.movable) break;
+      } else if (target > last) {
+        // The move, the check's first request and the reading after it.
+        await this.clock.reserve(3);
+        before = await this.clock.set(target);
       }
       await plan.check(uploaded, when);
-      const ages = this.#ages(upload, before, await this.clock.now());
+      last = await this.clock.now();
+      const ages = { from: Math.max(0, (before - upload.to) / 1000), to: (last + resolution - upload.from) / 1000 };
       if (!within(ages, holds)) edgeMissed(when, ages, holds);
     }
-  }
-
-  /** The ages a read between `before` and `after` (server epoch ms) may have had, for an upload made between upload.from and upload.to. */
-  #ages(upload: Ages, before: number, after: number): Ages {
-    return { from: (before - upload.to) / 1000, to: (after - upload.from) / 1000 };
   }
 
   /**

@@ -1,0 +1,59 @@
+// The verdict follows the server's clock as it behaves (issue 28): a test clock that runs on once set, one that
+// keeps whole seconds, one skewed weeks ahead, as well as a frozen one. The rules with an edge (the public hour) are
+// run against the reference listening as a live target at a tight pace, so that the pace would fall between a move
+// of the clock and its read if the suite let it: each must pass, and each must still catch a window 5 s too long.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { listenReference } from '../../reference/listen.ts';
+import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
+import { loadSeed, worldOf } from '../../reference/world.ts';
+import { CLOCK_HABITS } from '../../reference/clock.ts';
+import { SERVER_SETTINGS } from '../../reference/config.ts';
+import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
+import type { ConformanceReport } from '../report/conformance-reporter.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+const work = mkdtempSync(join(tmpdir(), 'clock-habits-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** The verdict of `rule` from a live run of its edge test (`grep`) against a reference of this clock habit and fault. */
+async function verdict(habit: string, rule: string, grep: string, rateLimit: number, fault?: string): Promise<string> {
+  const server = await listenReference({ testClock: true, style: `default+clock=${habit}`, fault: fault as never }, { host: '127.0.0.1', port: 0 });
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const setting of [...Object.values(SETTINGS), ...Object.values(SERVER_SETTINGS)]) delete env[setting.env];
+    const reports = join(work, `${habit}-${rule}-${fault ?? 'none'}`);
+    Object.assign(env, Object.fromEntries(environmentOf(atAddress(worldOf(loadSeed()), server.address, TEST_CLOCK_PATH))), {
+      REPORTS_DIR: reports,
+      RATE_LIMIT: String(rateLimit),
+      SKIP_PREFLIGHT: '1',
+      CI: '1',
+    });
+    // Not spawnSync: the server answers from this process, whose event loop must keep running.
+    const status = await promisify(execFile)(process.execPath, [PLAYWRIGHT, 'test', 'specs/secure-lifecycle.clock.spec.ts', '-g', grep], { cwd: ROOT, env }).then(
+      () => 0,
+      (error: { code?: number }) => error.code ?? 1,
+    );
+    const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as ConformanceReport;
+    const { verdict, detail } = report.rules.find((judged) => judged.id === rule) ?? assert.fail(`${rule} is not in the report`);
+    return `${verdict}${verdict === 'passed' ? '' : `: ${detail}`} (exit ${status})`;
+  } finally {
+    await server.close();
+  }
+}
+
+// The frozen clock is every other test's.
+for (const habit of CLOCK_HABITS.filter((habit) => habit !== 'frozen')) {
+  test(`a test clock ${habit}: the public hour is judged at its edges, and a window 5 s too long is caught`, { timeout: 180_000 }, async () => {
+    // Six requests per 10 s: the pace holds back nearly every request, but never a read behind the move it is for.
+    assert.equal(await verdict(habit, 'SECURE-PUBLIC-WINDOW', 'a secure URL serves anonymously', 6), 'passed (exit 0)');
+    assert.equal(await verdict(habit, 'SECURE-PRIVATE-AFTER', 'just after the hour', 1000), 'passed (exit 0)');
+    assert.match(await verdict(habit, 'SECURE-PRIVATE-AFTER', 'just after the hour', 1000, 'secure-window-5-seconds-long'), /^failed: .*\(exit 1\)$/s);
+  });
+}
