@@ -75,6 +75,7 @@ export const FAULTS = [
   { name: 'secure-window-5-seconds-long', rule: 'SECURE-PRIVATE-AFTER', breaks: 'ends the public window 5 seconds after the hour', policy: { publicWindowMs: HOUR_MS + 5_000 } },
   { name: 'secure-public-again', rule: 'SECURE-PRIVATE-AFTER', breaks: 'makes a secure attachment public again 12 hours after its window', policy: { privateForMs: 12 * HOUR_MS } },
   { name: 'secure-trailing-slash-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously under its URL with a trailing slash', policy: { publicAfterWindow: (request) => request.url.split('?')[0].endsWith('/') } },
+  { name: 'secure-upper-case-path-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously under its path in upper case (/FILES/D/{slug})', policy: { publicAfterWindow: (request) => request.url.includes('/FILES/D/') } },
   { name: 'secure-range-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously to a Range request', policy: { publicAfterWindow: (request) => request.headers.range !== undefined } },
   { name: 'signed-url-anonymous', rule: 'SECURE-PRIVATE-AFTER', breaks: 'answers GET /files/d/{slug} without a token with a signed URL', policy: { anonymousSignedUrls: true } },
   { name: 'signed-scope-unchecked', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'gives a signed URL to any valid token', policy: { signedUrlChecksAccess: false } },

@@ -68,7 +68,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const app = Fastify({
     logger: options.logger ?? false,
     // A trailing slash names the same resource, as on most servers and CDNs: the privacy checks try it.
-    routerOptions: { ignoreTrailingSlash: true },
+    // and so does its path in any letter case (the privacy checks try it; parameters keep their case).
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     bodyLimit: 1024 * 1024,
     requestTimeout: timeout,
     connectionTimeout: timeout,

@@ -208,7 +208,7 @@ export function parseArguments(args: readonly string[]): { named: string[]; styl
 }
 
 /** This commit's short hash, or a fixed word outside a git checkout. */
-function commitSeed(): string {
+export function commitSeed(): string {
   try {
     return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {

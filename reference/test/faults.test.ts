@@ -125,6 +125,7 @@ const PROBES: Record<FaultName, Probe> = {
   'secure-public-again': secureReadAfter(DAY),
   'secure-trailing-slash-public': secureReadAfter(3601, (url) => `${url}/`),
   'secure-range-public': secureReadAfter(3601, (url) => url, { range: 'bytes=0-' }),
+  'secure-upper-case-path-public': secureReadAfter(3601, (url) => url.replace('/files/d/', '/FILES/D/')),
   'signed-url-anonymous': async (app) => {
     const url = await uploadedUrl(app, { fields: secureFields });
     await setClock(app, { advanceSeconds: 3601 });

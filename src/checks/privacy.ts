@@ -38,9 +38,12 @@ function respell(url: string, spelling: NonNullable<RouteCase['spelling']>, file
     case 'encoded-slug':
       if (slug !== undefined) parsed.pathname = parsed.pathname.slice(0, -encodeURIComponent(slug).length) + [...slug].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
       break;
-    case 'upper-case-path':
-      parsed.pathname = parsed.pathname.toUpperCase();
+    case 'upper-case-path': {
+      // The route's letters, not the slug's (or the file's name): a server that finds them in any case still finds the file.
+      const kept = slug === undefined ? (parsed.pathname.split('/').pop() ?? '') : encodeURIComponent(slug);
+      parsed.pathname = parsed.pathname.slice(0, parsed.pathname.length - kept.length).toUpperCase() + kept;
       break;
+    }
     case 'file-name':
       parsed.pathname += `/${encodeURIComponent(file.name)}`;
       break;

@@ -1,0 +1,259 @@
+// npm run independent: the suite, live, against a server of the contract written apart from this project
+// (../shared/bench/independent-server/, read-only: run in place). Its three correct styles must pass with every MUST
+// rule judged that its world allows (a rule skipped only for an optional setting that world lacks), and get the
+// reference's verdict on every MUST and SHOULD rule, or a difference this run names with the server's own reason;
+// its faults must each fail a MUST rule (a SHOULD fault: warn on a rule, or fail one). `--faults=K` runs K faults
+// drawn by a seed (the commit's by default, `--seed=S`), `--faults=all` (the default) every one; `--styles=a,c`
+// limits the baselines. Writes reports/independent.md and reports/independent.json; exits non-zero when a baseline
+// fails or a MUST fault survives.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SETTINGS } from '../src/config/config.ts';
+import { SERVER_SETTINGS } from '../reference/config.ts';
+import type { ConformanceReport, RuleResult } from '../src/report/conformance-reporter.ts';
+import { commitSeed, PLAYWRIGHT_CLI } from './mutation.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const OUT = join(ROOT, 'reports', 'independent');
+const SERVER_DIR = resolve(ROOT, '..', 'shared', 'bench', 'independent-server');
+const STYLES = ['a', 'c', 'd'] as const;
+
+/** The server's world, as its README gives it, under the suite's variable names. */
+const WORLD: Record<string, string> = {
+  LOCATION_ID: 'loc_main',
+  FOREIGN_LOCATION_ID: 'loc_other',
+  CONVERSATION_ID: 'conv_email_1',
+  CONTACT_ID: 'contact_1',
+  AGENT_ID: 'agent_active',
+  INACTIVE_AGENT_ID: 'agent_inactive',
+  ACCESS_TOKEN: 'bench-oauth-bc540266e6cc7904',
+  PIT_TOKEN: 'bench-pit-ddd392fdcaa2ca89',
+  FILES_READONLY_TOKEN: 'bench-files-d7f5333903aee81a',
+  NO_FILES_SCOPE_TOKEN: 'bench-noscope-1ef9a6cb75a0e662',
+  FOREIGN_ACCESS_TOKEN: 'bench-other-57c3fe7b10fefb38',
+  OAUTH_CLIENT_ID: 'client-1',
+  OAUTH_CLIENT_SECRET: 'bench-secret-35d8e54c191d83eb',
+  OAUTH_REFRESH_TOKEN: 'bench-refresh-0671cd04d005cc26',
+};
+
+/** Baselines go at the suite's default pace, as a user's run would; fault runs as fast as the server allows (style d throttles past 150 per 10 s). */
+const BASELINE_RATE_LIMIT = 50;
+const faultRateLimit = (style: string) => (style === 'd' ? 120 : 1000);
+
+interface Fault {
+  id: string;
+  name: string;
+  level: 'must' | 'should';
+  deviation: string;
+}
+
+interface Job {
+  name: string;
+  style: string;
+  fault?: Fault;
+  rateLimit: number;
+}
+
+interface Done extends Job {
+  seconds: number;
+  exit: number | null;
+  report?: ConformanceReport;
+  /** The run's last lines, where it left no report. */
+  tail: string;
+}
+
+/** A skip for want of a setting the server's world does not have: the one kind of unjudged a baseline may keep. */
+const unsetSetting = (rule: RuleResult) => rule.verdict === 'skipped' && / (is|are) not set\b/.test(rule.detail);
+
+function faults(): Fault[] {
+  const listing = execFileSync(process.execPath, [join(SERVER_DIR, 'server.mjs'), '--list-faults'], { encoding: 'utf8' });
+  return listing.trim().split('\n').map((line) => {
+    const [id, name, level, deviation] = line.split('\t');
+    return { id, name, level: level as Fault['level'], deviation };
+  });
+}
+
+/** The server on a free port of 127.0.0.1, its port read from PORT_FILE (outside its read-only folder). */
+async function startServer(job: Job, dir: string): Promise<{ baseUrl: string; stop(): void }> {
+  const portFile = join(dir, 'port');
+  const child = spawn(process.execPath, [join(SERVER_DIR, 'server.mjs')], {
+    env: { PATH: process.env.PATH, STYLE: job.style, FAULT: job.fault?.id ?? 'none', PORT: '0', PORT_FILE: portFile },
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
+  const port = readFileSync(portFile, 'utf8').trim();
+  if (!/^\d+$/.test(port)) throw new Error(`the independent server wrote no port to ${portFile}`);
+  return { baseUrl: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+}
+
+async function run(job: Job): Promise<Done> {
+  const dir = join(OUT, job.name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const server = await startServer(job, dir);
+  const started = Date.now();
+  // The environment less every setting of the suite and of the reference, then the server's world: nothing of a
+  // developer's shell takes part. A .env is read too, but the environment wins and every setting used is given here.
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => ![...Object.values(SETTINGS), ...Object.values(SERVER_SETTINGS)].some((s) => s.env === name)));
+  Object.assign(env, WORLD, {
+    SUITE_MODE: 'live',
+    BASE_URL: server.baseUrl,
+    TEST_CLOCK_URL: `${server.baseUrl}/__clock`,
+    REPORTS_DIR: join(dir, 'reports'),
+    STATE_DIR: join(dir, 'state'),
+    RATE_LIMIT: String(job.rateLimit),
+    // A fault run is judged on its verdicts: a faulty server may trip the preflight on purpose.
+    SKIP_PREFLIGHT: job.fault ? '1' : '0',
+    CI: '1',
+  });
+  let output = '';
+  // Written as it comes, so that a long run can be watched.
+  const file = createWriteStream(join(dir, 'output.txt'));
+  const exit = await new Promise<number | null>((done) => {
+    const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const take = (chunk: Buffer) => {
+      output += chunk;
+      file.write(chunk);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('close', done);
+  });
+  server.stop();
+  file.end();
+  const reportFile = join(dir, 'reports', 'conformance.json');
+  const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as ConformanceReport) : undefined;
+  return { ...job, seconds: (Date.now() - started) / 1000, exit, report, tail: output.trim().split('\n').slice(-3).join(' / ') };
+}
+
+/** Runs the jobs, `limit` at a time, in order. */
+async function pool(jobs: Job[], limit: number, each: (done: Done) => void): Promise<Done[]> {
+  const results: Done[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const done = await run(jobs[next++]);
+      each(done);
+      results.push(done);
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
+
+/** Where a baseline falls short: a MUST rule failed, in error or left unjudged for another reason than a missing setting. */
+function baselineProblems(done: Done): string[] {
+  if (!done.report) return [`style ${done.style}: the run left no report (exit ${done.exit}): ${done.tail}`];
+  return done.report.rules
+    .filter((rule) => rule.level === 'MUST' && rule.verdict !== 'passed' && !unsetSetting(rule))
+    .map((rule) => `style ${done.style}: MUST ${rule.id} ${rule.verdict}: ${rule.detail.split('\n')[0]}`);
+}
+
+/** Every MUST and SHOULD rule the reference and this style judge otherwise, with this run's reason. */
+function differences(done: Done, reference: ConformanceReport): string[] {
+  const here = new Map(done.report?.rules.map((rule) => [rule.id, rule]));
+  return reference.rules
+    .filter((rule) => rule.level !== 'INFO' && here.get(rule.id)?.verdict !== rule.verdict)
+    .map((rule) => {
+      const own = here.get(rule.id);
+      return `${rule.level} ${rule.id}: ${rule.verdict} on the reference, ${own?.verdict ?? 'not run'} here: ${(own?.detail ?? '').split('\n').filter(Boolean).slice(0, 3).join(' ')}`;
+    });
+}
+
+/** A fault is caught when a MUST rule fails (a SHOULD fault also when a rule the baseline of its style passes warns). */
+function outcomeOf(done: Done, baseline: Done | undefined): { outcome: 'caught' | 'missed' | 'no verdict'; failing: string[] } {
+  if (!done.report) return { outcome: 'no verdict', failing: [] };
+  const before = new Map(baseline?.report?.rules.map((rule) => [rule.id, rule.verdict]));
+  const failing = done.report.rules.filter((rule) => rule.verdict === 'failed' && (rule.level === 'MUST' || before.get(rule.id) !== 'failed')).map((rule) => `${rule.level} ${rule.id}`);
+  const caught = failing.some((rule) => rule.startsWith('MUST') || done.fault?.level === 'should');
+  return { outcome: caught ? 'caught' : 'missed', failing };
+}
+
+/** `--faults=K|all`, `--seed=S`, `--styles=a,c,d`, `--parallel=N`. */
+function parseArguments(args: readonly string[]) {
+  const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const unknown = args.filter((arg) => !/^--(faults|seed|styles|parallel)=/.test(arg));
+  if (unknown.length > 0) throw new Error(`unknown arguments ${unknown.join(' ')}; known: --faults=K|all, --seed=S, --styles=a,c,d, --parallel=N`);
+  const faultCount = option('faults') ?? 'all';
+  if (faultCount !== 'all' && !/^\d+$/.test(faultCount)) throw new Error(`--faults=${faultCount}: a whole number of faults to draw, or all`);
+  const styles = (option('styles') ?? STYLES.join(',')).split(',');
+  const unknownStyle = styles.find((style) => !(STYLES as readonly string[]).includes(style));
+  if (unknownStyle) throw new Error(`--styles: ${unknownStyle} is not a style of the independent server (${STYLES.join(', ')})`);
+  return { faultCount, seed: option('seed') ?? commitSeed(), styles, parallel: Number(option('parallel') ?? availableParallelism()) };
+}
+
+/** K faults drawn by the seed (each fault's rank is a digest of the seed and its id), each against a style drawn the same way. */
+function draw(all: Fault[], count: string, seed: string, styles: string[]): Job[] {
+  const rank = (text: string) => createHash('sha256').update(`${seed}:${text}`).digest().readUInt32BE(0);
+  const chosen = count === 'all' ? all : [...all].sort((x, y) => rank(x.id) - rank(y.id)).slice(0, Number(count));
+  return chosen.map((fault) => {
+    const style = styles[rank(`${fault.id}:style`) % styles.length];
+    return { name: `${fault.id}-${style}`, style, fault, rateLimit: faultRateLimit(style) };
+  });
+}
+
+/** The reference's verdicts: the recordings replayed, which `npm test` holds to a fresh run of the reference. */
+async function referenceVerdicts(): Promise<ConformanceReport> {
+  const dir = join(OUT, 'reference');
+  rmSync(dir, { recursive: true, force: true });
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !Object.values(SETTINGS).some((s) => s.env === name)));
+  Object.assign(env, { SUITE_MODE: 'replay', REPORTS_DIR: dir, CI: '1' });
+  await new Promise((done) => spawn(process.execPath, [PLAYWRIGHT_CLI, 'test'], { cwd: ROOT, env, stdio: 'ignore' }).on('close', done));
+  return JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(SERVER_DIR, 'server.mjs'))) {
+    console.error(`npm run independent: no independent server at ${SERVER_DIR}; it comes with ../shared beside this checkout`);
+    process.exit(1);
+  }
+  const { faultCount, seed, styles, parallel } = parseArguments(process.argv.slice(2));
+  const started = Date.now();
+  const catalogue = faults();
+  const faultJobs = draw(catalogue, faultCount, seed, styles);
+  const baselineJobs: Job[] = styles.map((style) => ({ name: `baseline-${style}`, style, rateLimit: BASELINE_RATE_LIMIT }));
+  console.log(`Independent server: styles ${styles.join(', ')} at RATE_LIMIT=${BASELINE_RATE_LIMIT}; ${faultJobs.length} of ${catalogue.length} faults (seed ${seed}: npm run independent -- --faults=${faultCount} --seed=${seed}), ${parallel} at a time`);
+  const reference = await referenceVerdicts();
+  const print = (done: Done) => console.log(`  ${done.name}: exit ${done.exit}, ${done.seconds.toFixed(0)} s`);
+  // The paced baselines wait more than they compute: all at once, beside the fault runs.
+  const [baselines, faulty] = await Promise.all([pool(baselineJobs, baselineJobs.length, print), pool(faultJobs, parallel, print)]);
+  const problems = baselines.flatMap(baselineProblems);
+  const baselineRows = baselines.map((done) => ({ style: done.style, seconds: Math.round(done.seconds), exit: done.exit, differences: done.report ? differences(done, reference) : [] }));
+  const kills = faulty
+    .sort((x, y) => (x.fault as Fault).id.localeCompare((y.fault as Fault).id))
+    .map((done) => ({ ...(done.fault as Fault), style: done.style, seconds: Math.round(done.seconds), ...outcomeOf(done, baselines.find((b) => b.style === done.style)) }));
+  for (const kill of kills.filter((k) => k.level === 'must' && k.outcome !== 'caught')) problems.push(`MUST fault ${kill.id} ${kill.name} (style ${kill.style}): ${kill.outcome}`);
+  const totalSeconds = Math.round((Date.now() - started) / 1000);
+  mkdirSync(join(ROOT, 'reports'), { recursive: true });
+  writeFileSync(join(ROOT, 'reports', 'independent.json'), `${JSON.stringify({ seed, totalSeconds, baselines: baselineRows, faults: kills, problems }, null, 2)}\n`);
+  const caught = (level: string) => `${kills.filter((k) => k.level === level && k.outcome === 'caught').length}/${kills.filter((k) => k.level === level).length}`;
+  const md = [
+    '# The suite against the independent server',
+    '',
+    `Seed \`${seed}\`, ${totalSeconds} s. Faults caught: MUST ${caught('must')}, SHOULD ${caught('should')}.`,
+    '',
+    '## Correct styles',
+    '',
+    ...baselineRows.flatMap((row) => [
+      `- style ${row.style}: exit ${row.exit}, ${row.seconds} s; ${row.differences.length} MUST/SHOULD verdicts differ from the reference's${row.differences.length ? ':' : '.'}`,
+      ...row.differences.map((d) => `  - ${d.replace(/\|/g, '\\|')}`),
+    ]),
+    '',
+    '## Faults',
+    '',
+    '| fault | level | style | deviation | outcome | rules failing |',
+    '|---|---|---|---|---|---|',
+    ...kills.map((k) => `| ${k.id} ${k.name} | ${k.level.toUpperCase()} | ${k.style} | ${k.deviation.replace(/\|/g, '\\|')} | ${k.outcome} | ${k.failing.join(', ')} |`),
+    '',
+    ...(problems.length ? ['## Problems', '', ...problems.map((p) => `- ${p}`), ''] : []),
+  ].join('\n');
+  writeFileSync(join(ROOT, 'reports', 'independent.md'), md);
+  console.log(`Independent: baselines ${baselines.length - new Set(problems.filter((p) => p.startsWith('style')).map((p) => p.split(':')[0])).size}/${baselines.length} passed; faults caught MUST ${caught('must')}, SHOULD ${caught('should')}; ${totalSeconds} s; reports/independent.md`);
+  for (const problem of problems) console.log(`  problem: ${problem}`);
+  process.exit(problems.length > 0 ? 1 : 0);
+}
+
+await main();
