@@ -1,5 +1,5 @@
 // The platform's official SDK (@gohighlevel/api-client, pinned) against the reference server, as a team building on
-// the platform uses it for a local sandbox (README, "The official SDK against the reference"): the base URL set on
+// the platform uses it for a local sandbox (README, "A sandbox for the platform's official SDK"): the base URL set on
 // the SDK's HTTP client, apiVersion v3, the reference world's tokens. Loopback only. Each answer is checked against
 // the contract's fields, and each call's path against where the SDK is known to send it.
 import assert from 'node:assert/strict';
