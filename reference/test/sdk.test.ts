@@ -94,8 +94,10 @@ async function executed(client: ReturnType<typeof sdk>, run: Execute, executionI
   return answer as { executionId: string; interactionId: string };
 }
 
-const pit = () => ({ privateIntegrationToken: WORLD.tokens.pit });
-const app = () => ({ clientId: WORLD.oauthClientId, clientSecret: WORLD.tokens.oauthClientSecret });
+/** The README's sandbox credential: the world's private integration token holds every scope of these calls. */
+const PIT = { privateIntegrationToken: WORLD.tokens.pit };
+/** The world's OAuth app, which the SDK wants beside any OAuth token. */
+const OAUTH_APP = { clientId: WORLD.oauthClientId, clientSecret: WORLD.tokens.oauthClientSecret };
 
 const start = (style: StyleName) => listenReference({ seed: 'sdk', style, testClock: { start: Date.parse(T0) } }, { host: '127.0.0.1', port: 0 });
 
@@ -107,15 +109,15 @@ for (const style of STYLE_NAMES) {
     });
     after(() => server.close());
 
-    test('conversations.uploadFileAttachments uploads a plain file to a permanent URL and a secure one to /files/d/{slug}', async () => {
-      const client = sdk(server.address, pit());
+    test('conversations.uploadFileAttachments uploads a plain file to a URL outside /files/d/ and a secure one to /files/d/{slug}, each serving it', async () => {
+      const client = sdk(server.address, PIT);
       assert.equal(slugOf(await uploaded(client, server.address, testFile('brochure.pdf'), false)), undefined);
       assert.ok(slugOf(await uploaded(client, server.address, testFile('photo.png'), true)));
     });
 
     for (const { call, path, run } of EXECUTIONS) {
       test(`${call} sends POST ${path}, starts a session and continues it`, async () => {
-        const client = sdk(server.address, pit());
+        const client = sdk(server.address, PIT);
         const first = await executed(client, run);
         const second = await executed(client, run, first.executionId);
         assert.deepEqual(client.sent, Array(2).fill(`POST ${expandPath(path, { agentId: WORLD.agentId })}`));
@@ -125,15 +127,15 @@ for (const style of STYLE_NAMES) {
     }
 
     test('oauth.refreshToken and oauth.getLocationAccessToken issue Sub-Account tokens that execute', async () => {
-      const oauth = sdk(server.address, app());
+      const oauth = sdk(server.address, OAUTH_APP);
       const refreshed = await oauth.ghl.oauth.refreshToken(WORLD.tokens.oauthRefreshToken, WORLD.oauthClientId, WORLD.tokens.oauthClientSecret, 'refresh_token', UserType.Location);
-      const agency = sdk(server.address, { ...app(), agencyAccessToken: WORLD.tokens.agencyAccess });
+      const agency = sdk(server.address, { ...OAUTH_APP, agencyAccessToken: WORLD.tokens.agencyAccess });
       const exchanged = await agency.ghl.oauth.getLocationAccessToken({ companyId: WORLD.companyId, locationId: WORLD.locationId });
       assert.deepEqual([...oauth.sent, ...agency.sent], [`POST ${TOKEN_PATH}`, `POST ${PLATFORM_LOCATION_TOKEN_PATH}`]);
       // §4.4 shows no payload: a token is judged by what it does, an execution in LOCATION_ID.
       for (const issued of [refreshed, exchanged] as { access_token?: unknown }[]) {
         assert.equal(typeof issued.access_token, 'string', JSON.stringify(issued));
-        await executed(sdk(server.address, { ...app(), locationAccessToken: issued.access_token as string }), EXECUTIONS[0].run);
+        await executed(sdk(server.address, { ...OAUTH_APP, locationAccessToken: issued.access_token as string }), EXECUTIONS[0].run);
       }
     });
   });
@@ -148,7 +150,7 @@ describe(`the official SDK's files.getFileBySlug against the ${SANDBOX} style`, 
 
   test('hands over a short-lived signed URL of a secure file once it is private (§4.1 rule 5, §4.2)', async () => {
     const file = testFile('statement.pdf');
-    const client = sdk(server.address, pit());
+    const client = sdk(server.address, PIT);
     const secureUrl = await uploaded(client, server.address, file, true);
     const clock = await fetch(server.address + TEST_CLOCK_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 3601 }) });
     assert.equal(clock.status, 200);
