@@ -8,13 +8,12 @@ import {
   extensionOf,
   FILES_READONLY_SCOPE,
   MAX_FILE_BYTES_DECIMAL,
-  REPLACEMENT_EXECUTE_PATH,
   SECURE_CUTOVER_DATE,
 } from '../src/contract/contract.ts';
 import { ruleById, type Level, type RuleId } from '../src/contract/rules.ts';
 import { EXECUTE_SCOPE } from './plugins/agents.ts';
 import { UPLOAD_SCOPE } from './plugins/upload.ts';
-import type { Policy } from './policy.ts';
+import { type Policy, REPLACEMENT_PATHS } from './policy.ts';
 
 interface FaultEntry {
   readonly name: string;
@@ -118,8 +117,8 @@ export const FAULTS = [
   { name: 'agent-source-refused', rule: 'AGENT-SOURCE', breaks: 'refuses the source query parameter', policy: { acceptSourceParam: false } },
 
   // Deprecation
-  { name: 'deprecated-removed', rule: 'DEPRECATED-STILL-SERVED', breaks: 'answers 404 on the deprecated path', policy: { executePaths: [REPLACEMENT_EXECUTE_PATH] } },
-  { name: 'replacement-missing', rule: 'REPLACEMENT-EXISTS', breaks: 'answers 404 on the replacement path', policy: { executePaths: [DEPRECATED_EXECUTE_PATH] } },
+  { name: 'deprecated-removed', rule: 'DEPRECATED-STILL-SERVED', breaks: 'answers 404 on the deprecated path', policy: { executePaths: REPLACEMENT_PATHS } },
+  { name: 'replacement-missing', rule: 'REPLACEMENT-EXISTS', breaks: 'answers 404 on the replacement paths', policy: { executePaths: [DEPRECATED_EXECUTE_PATH] } },
   { name: 'replacement-other-shape', rule: 'REPLACEMENT-SAME-SHAPE', breaks: 'takes `input` instead of `message` on the replacement path', policy: { replacementMessageField: 'input' } },
   { name: 'deprecation-headers-absent', rule: 'DEPRECATION-HEADERS', breaks: 'sends no Deprecation or Link header', policy: { deprecationHeaders: false } },
 

@@ -24,15 +24,16 @@ export async function listenReference(options: Omit<ServerOptions, 'filesOrigin'
   const app = await buildServer({ ...options, filesOrigin });
   // Fastify's router answers both sockets; the Host header tells the routes of the files' origin from the API's.
   files?.on('request', (request, response) => app.routing(request, response));
-  const address = await app.listen({ host: at.host, port: at.port });
-  return {
-    app,
-    address,
-    filesOrigin,
-    close: async () => {
-      files?.closeAllConnections();
-      if (files) await new Promise((closed) => files.close(closed));
-      await app.close();
-    },
+  const close = async () => {
+    files?.closeAllConnections();
+    if (files) await new Promise((closed) => files.close(closed));
+    await app.close();
   };
+  try {
+    return { app, address: await app.listen({ host: at.host, port: at.port }), filesOrigin, close };
+  } catch (error) {
+    // A port in use (EADDRINUSE) leaves nothing behind: the files' socket and the store's directory go too.
+    await close();
+    throw error;
+  }
 }

@@ -2,7 +2,7 @@
 import { worldOf } from './world.ts';
 import { atAddress, environmentOf } from '../src/config/config.ts';
 import { redactUrl } from '../src/config/redact.ts';
-import { loadServerConfig, type ServerConfig } from './config.ts';
+import { loadServerConfig, SERVER_SETTINGS, type ServerConfig } from './config.ts';
 import { TEST_CLOCK_PATH } from './plugins/test-clock.ts';
 import { listenReference } from './listen.ts';
 
@@ -28,7 +28,13 @@ const { address, filesOrigin, close } = await listenReference(
     },
   },
   { host: '127.0.0.1', port: config.port },
-);
+).catch((error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EADDRINUSE') throw error;
+  // One line a user can act on, rather than the stack trace of a port in use.
+  const { env } = SERVER_SETTINGS.port;
+  console.error(`Port ${config.port} on 127.0.0.1 is taken: set ${env} to another one (${env}=0 picks a free one).`);
+  process.exit(1);
+});
 
 const target = atAddress(worldOf(config.seedData), address, config.testClock ? TEST_CLOCK_PATH : undefined);
 const lines = environmentOf(target).map(([name, value]) => `${name}=${value}`);

@@ -8,6 +8,7 @@ import {
   extensionOf,
   MAX_FILE_BYTES_BINARY,
   MAX_FILES_PER_UPLOAD,
+  PLATFORM_EXECUTE_PATH,
   REPLACEMENT_EXECUTE_PATH,
   SECURE_CUTOVER_DATE,
   SECURE_PATH_PREFIX,
@@ -17,6 +18,9 @@ import type { ClockHabit } from './clock.ts';
 import type { ApiError } from './errors.ts';
 import type { StoredFile } from './file-store.ts';
 import { contentTypeOf } from './mime.ts';
+
+/** The replacement execution, where the contract puts it and where the live platform and its SDK send it. */
+export const REPLACEMENT_PATHS = [REPLACEMENT_EXECUTE_PATH, PLATFORM_EXECUTE_PATH];
 
 export interface Policy {
   // Choices the contract leaves open, where the styles of style.ts differ (faults leave them alone)
@@ -302,7 +306,7 @@ export const DEFAULT_POLICY: Policy = {
   cutoverEndsAt: Number.POSITIVE_INFINITY,
   cutoverOverridesFlag: true,
 
-  executePaths: [DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH],
+  executePaths: [DEPRECATED_EXECUTE_PATH, ...REPLACEMENT_PATHS],
   replacementMessageField: 'message',
   deprecationHeaders: true,
   executeAcceptsUnknownBearer: false,

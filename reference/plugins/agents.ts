@@ -23,6 +23,7 @@ type ExecuteRequest = FastifyRequest<{ Params: { agentId: string }; Body: Execut
 const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 
 export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+  // One definition for every path: the deprecated one and the replacement's, the contract's and the platform's.
   for (const path of ctx.policy.executePaths) {
     const deprecated = path === DEPRECATED_EXECUTE_PATH;
     app.post<{ Params: { agentId: string }; Body: ExecutionBody; Querystring: { source?: string } }>(

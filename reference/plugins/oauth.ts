@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LOCATION_TOKEN_PATH, PLATFORM_LOCATION_TOKEN_PATH, TOKEN_PATH } from '../../src/contract/contract.ts';
 import { authenticate } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { forbidden, OAuthError } from '../errors.ts';
@@ -10,7 +11,7 @@ type Form = Record<string, unknown>;
 
 const oauthError = (statusCode: number, error: string, description: string) => new OAuthError(statusCode, error, description);
 
-/** §4.4: POST /oauth/token (authorization code or refresh token) and POST /oauth/location-token. */
+/** §4.4: POST /oauth/token (authorization code or refresh token) and POST /oauth/location-token (also at the platform's /oauth/locationToken). */
 export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -44,7 +45,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     };
   };
 
-  app.post<{ Body: Form }>('/oauth/token', { config: { version: 'required' } }, async (request) => {
+  app.post<{ Body: Form }>(TOKEN_PATH, { config: { version: 'required' } }, async (request) => {
     const form = request.body ?? {};
     const field = (name: string) => (typeof form[name] === 'string' && form[name] !== '' ? (form[name] as string) : undefined);
     const clientId = field('client_id');
@@ -74,7 +75,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     return ctx.policy.rotateRefreshTokens ? issue(renewed, grant) : { ...issue(renewed, undefined), refresh_token: refreshToken };
   });
 
-  app.post<{ Body: Form }>('/oauth/location-token', { config: { version: 'required' } }, async (request) => {
+  const locationToken = async (request: FastifyRequest<{ Body: Form }>) => {
     const token = authenticate(request, ctx);
     if (token.owner !== 'company') throw forbidden('an Agency access token is required');
     const form = request.body ?? {};
@@ -87,7 +88,9 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     }
     const issuedFor = ctx.policy.locationTokenFor(locationId, ctx.world.locationsOf(companyId));
     return issue({ owner: 'location', companyId, locationId: issuedFor, scopes: token.scopes }, undefined);
-  });
+  };
+  // The contract's path, and the one the platform's SDK sends (oauth.getLocationAccessToken).
+  for (const path of [LOCATION_TOKEN_PATH, PLATFORM_LOCATION_TOKEN_PATH]) app.post<{ Body: Form }>(path, { config: { version: 'required' } }, locationToken);
 }
 
 function userType(owner: Owner): string {

@@ -2,12 +2,17 @@
 import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { atAddress, environmentOf } from '../../src/config/config.ts';
 import { REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
 import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
 import { validatorFor } from '../../src/contract/schemas.ts';
 import { buildServer } from '../server.ts';
+import { STYLE_NAMES } from '../style.ts';
 import { DEFAULT_POLICY } from '../policy.ts';
 import {
   apiHeaders,
@@ -169,10 +174,13 @@ describe('agent execution', () => {
     ['no Version header', { headers: { authorization: `Bearer ${WORLD.tokens.access}` } }, 400],
     ['an unknown Version', { headers: { ...apiHeaders(), version: 'v2' } }, 400],
   ];
-  for (const [what, options, status] of refusals) {
-    test(`refuses ${what} with ${status}`, async () => {
-      assert.equal((await execute(app(), options)).statusCode, status);
-    });
+  // The same rules on every path: the deprecated one and the replacement's, the contract's and the platform's.
+  for (const path of DEFAULT_POLICY.executePaths) {
+    for (const [what, options, status] of refusals) {
+      test(`refuses ${what} with ${status} on ${path}`, async () => {
+        assert.equal((await execute(app(), { ...options, path })).statusCode, status);
+      });
+    }
   }
 
   test('accepts a private integration token and the source parameter', async () => {
@@ -287,6 +295,25 @@ describe('npm run serve', () => {
       assert.equal(clock.status, 200);
     } finally {
       child.kill('SIGTERM');
+    }
+  });
+
+  test('on a port in use, says in one line that it is taken and that PORT picks another, in either style, and leaves no store behind', async () => {
+    const busy = createServer();
+    await new Promise<void>((listening) => busy.listen(0, '127.0.0.1', listening));
+    const { port } = busy.address() as AddressInfo;
+    const tmp = mkdtempSync(join(tmpdir(), 'serve-busy-'));
+    try {
+      for (const style of STYLE_NAMES) {
+        const result = spawnSync(process.execPath, ['--import', 'tsx', 'reference/main.ts'], { env: { ...process.env, PORT: String(port), STYLE: style, TMPDIR: tmp }, encoding: 'utf8' });
+        assert.equal(result.status, 1, result.stderr);
+        assert.equal(result.stdout, '');
+        assert.equal(result.stderr, `Port ${port} on 127.0.0.1 is taken: set PORT to another one (PORT=0 picks a free one).\n`);
+        assert.deepEqual(readdirSync(tmp).filter((name) => name.startsWith('reference-server-')), [], 'the store directory is left behind');
+      }
+    } finally {
+      busy.close();
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 

@@ -68,6 +68,14 @@ export const TOKEN_PATHS = [TOKEN_PATH, LOCATION_TOKEN_PATH];
 export const DEPRECATED_EXECUTE_PATH = '/agent-studio/public-api/agents/{agentId}/execute';
 export const REPLACEMENT_EXECUTE_PATH = '/agent/{agentId}/execute';
 
+/**
+ * Not the contract's words: the paths where the live platform and its official SDK (`@gohighlevel/api-client` 3.1.0)
+ * send the replacement execution and the location-token exchange. The reference serves them besides the contract's,
+ * with the same rules, so that the SDK runs against it; the suite judges the path REPLACEMENT_EXECUTE_PATH names.
+ */
+export const PLATFORM_EXECUTE_PATH = '/agent-studio/agent/{agentId}/execute';
+export const PLATFORM_LOCATION_TOKEN_PATH = '/oauth/locationToken';
+
 /** §8: allowed upload file types, by extension, per category. */
 export const ALLOWED_EXTENSIONS = {
   Images: ['jpg', 'jpeg', 'png', 'gif', 'svg', 'heic', 'ai'],

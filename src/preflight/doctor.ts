@@ -8,7 +8,7 @@
 import { request } from '@playwright/test';
 import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply } from '../client/api.ts';
 import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
-import { FILE_FORM_KEY, UPLOAD_PATH } from '../contract/contract.ts';
+import { FILE_FORM_KEY, PLATFORM_EXECUTE_PATH, UPLOAD_PATH } from '../contract/contract.ts';
 import { ruleById, type RuleId } from '../contract/rules.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { Evidence } from '../client/evidence.ts';
@@ -345,7 +345,7 @@ class Checkup {
   /** The operations the run reaches without a valid body: each must be served where it is configured. */
   async #routes(): Promise<void> {
     const probes = [
-      { env: SETTINGS.replacementPath.env, path: this.config.replacementPath, send: () => this.api.execute('the replacement path with an empty body', { path: 'replacement', body: {} }), todo: 'set the path the target serves the replacement execute operation at (the live platform: /agent-studio/agent/{agentId}/execute)', rule: 'REPLACEMENT-EXISTS' as RuleId },
+      { env: SETTINGS.replacementPath.env, path: this.config.replacementPath, send: () => this.api.execute('the replacement path with an empty body', { path: 'replacement', body: {} }), todo: `set the path the target serves the replacement execute operation at (the live platform: ${PLATFORM_EXECUTE_PATH})`, rule: 'REPLACEMENT-EXISTS' as RuleId },
       ...(this.target.tokens.oauthRefreshToken === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/token', send: () => this.api.oauthToken('POST /oauth/token with an empty form', {}), todo: 'set BASE_URL to the base address the token endpoints share with the API', rule: 'OAUTH-REFRESH' as RuleId }]),
       ...(this.target.tokens.agencyAccess === undefined ? [] : [{ env: 'BASE_URL', path: '/oauth/location-token', send: () => this.api.locationToken('POST /oauth/location-token without a token', 'none'), todo: 'set BASE_URL to the base address the token endpoints share with the API', rule: 'OAUTH-LOCATION-TOKEN' as RuleId }]),
     ];

@@ -46,7 +46,7 @@ const BROKEN: readonly { env: string; value: string; why: string; stops?: true; 
   { env: 'AGENT_ID', value: 'agent-that-does-not-exist', why: 'an unknown agent' },
   { env: 'ACCESS_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token', stops: true },
   { env: 'ACCESS_TOKEN', value: world.tokens.pit as string, why: 'a token holding files.readonly', rule: 'SECURE-SCOPE-REQUIRED' },
-  { env: 'REPLACEMENT_EXECUTE_PATH', value: '/agent-studio/agent/{agentId}/execute', why: 'a path the reference does not serve', rule: 'REPLACEMENT-EXISTS' },
+  { env: 'REPLACEMENT_EXECUTE_PATH', value: '/agents/{agentId}/run', why: 'a path the reference does not serve', rule: 'REPLACEMENT-EXISTS' },
   { env: 'CONTACT_ID', value: FOREIGN_CONTACT, why: 'a contact of another location' },
   { env: 'LOCATION_ID', value: world.foreignLocationId as string, why: 'a location the token does not reach' },
   { env: 'FILES_READONLY_TOKEN', value: world.tokens.noFilesScope as string, why: 'a token lacking files.readonly', rule: 'SECURE-SIGNED-URL' },
