@@ -195,12 +195,12 @@ function draw(all: Fault[], count: string, seed: string, styles: string[]): Job[
   });
 }
 
-/** The reference's verdicts: the recordings replayed, which `npm test` holds to a fresh run of the reference. */
+/** The reference's verdicts: a live run against the reference server in its default style. */
 async function referenceVerdicts(): Promise<ConformanceReport> {
   const dir = join(OUT, 'reference');
   rmSync(dir, { recursive: true, force: true });
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !Object.values(SETTINGS).some((s) => s.env === name)));
-  Object.assign(env, { SUITE_MODE: 'replay', REPORTS_DIR: dir, CI: '1' });
+  Object.assign(env, { SUITE_MODE: 'live', REFERENCE_SERVER: '1', REPORTS_DIR: dir, CI: '1' });
   await new Promise((done) => spawn(process.execPath, [PLAYWRIGHT_CLI, 'test'], { cwd: ROOT, env, stdio: 'ignore' }).on('close', done));
   return JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
 }
@@ -216,10 +216,9 @@ async function main(): Promise<void> {
   const faultJobs = draw(catalogue, faultCount, seed, styles);
   const baselineJobs: Job[] = styles.map((style) => ({ name: `baseline-${style}`, style, rateLimit: BASELINE_RATE_LIMIT }));
   console.log(`Independent server: styles ${styles.join(', ')} at RATE_LIMIT=${BASELINE_RATE_LIMIT}; ${faultJobs.length} of ${catalogue.length} faults (seed ${seed}: npm run independent -- --faults=${faultCount} --seed=${seed}), ${parallel} at a time`);
-  const reference = await referenceVerdicts();
   const print = (done: Done) => console.log(`  ${done.name}: exit ${done.exit}, ${done.seconds.toFixed(0)} s`);
   // The paced baselines wait more than they compute: all at once, beside the fault runs.
-  const [baselines, faulty] = await Promise.all([pool(baselineJobs, baselineJobs.length, print), pool(faultJobs, parallel, print)]);
+  const [reference, baselines, faulty] = await Promise.all([referenceVerdicts(), pool(baselineJobs, baselineJobs.length, print), pool(faultJobs, parallel, print)]);
   const problems = baselines.flatMap(baselineProblems);
   const baselineRows = baselines.map((done) => ({ style: done.style, seconds: Math.round(done.seconds), exit: done.exit, differences: done.report ? differences(done, reference) : [] }));
   const kills = faulty
