@@ -48,8 +48,8 @@ async function verdict(habit: string, rule: string, grep: string, rateLimit: num
   }
 }
 
-// The frozen clock is every other test's.
-for (const habit of CLOCK_HABITS.filter((habit) => habit !== 'frozen')) {
+// The frozen clock is every other test's; a skewed one differs from it only in where it starts, which every test sets.
+for (const habit of CLOCK_HABITS.filter((habit) => habit === 'running' || habit === 'whole-second')) {
   test(`a test clock ${habit}: the public hour is judged at its edges, and a window 5 s too long is caught`, { timeout: 180_000 }, async () => {
     // Six requests per 10 s: the pace holds back nearly every request, but never a read behind the move it is for.
     assert.equal(await verdict(habit, 'SECURE-PUBLIC-WINDOW', 'a secure URL serves anonymously', 6), 'passed (exit 0)');
