@@ -129,7 +129,10 @@ export default class ConformanceReporter implements Reporter {
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
     if (result.retry > 0) for (const [id, outcomes] of rules) rules.set(id, outcomes.filter((o) => o.id !== test.id));
     const add = (id: string, outcome: Outcome) => rules.set(id, [...(rules.get(id) ?? []), outcome]);
-    add(ruleId, { title: test.title, id: test.id, verdict, detail, observation: verdict === 'failed' ? observationKey(message, lastExchange(result)) : undefined });
+    // A failure is grouped with others by the exchange it judged; one without evidence stands alone.
+    const exchange = lastExchange(result);
+    const observation = verdict !== 'failed' ? undefined : exchange === '' ? `the test ${test.id}` : observationKey(message, exchange);
+    add(ruleId, { title: test.title, id: test.id, verdict, detail, observation });
     // A prerequisite the contract guarantees, refused in this test: a failure of the rule that guarantees it.
     for (const violation of notes(ANNOTATION.violation)) {
       const [id, ...what] = violation.split(' ');
@@ -333,7 +336,7 @@ function overview(report: ConformanceReport): Record<string, string> {
     failures: ids(failures),
     warnings: ids(warnings),
     ...(shared.length > 0 ? { 'shared observations': `${failureLine(report)}; ${shared.join('; ')}` } : {}),
-    unjudged: unjudged.length === 0 ? 'none' : unjudgedLines(report).map((line) => line.trim()).join(' '),
+    unjudged: unjudged.length === 0 ? 'none' : unjudgedLines(report).map((line) => line.trim()).join('; ').replace(/^Unjudged: /, ''),
     ...Object.fromEntries(LEVELS.map((level) => [level, counts(report, level)])),
     mode: report.mode,
     target: report.target,
