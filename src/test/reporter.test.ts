@@ -594,3 +594,21 @@ describe("the contract's page as a Markdown renderer shows it", () => {
     assert.equal((page.match(/<(ul|ol)>/g) ?? []).length, (page.match(/<\/(ul|ol)>/g) ?? []).length);
   });
 });
+
+describe('a skip is never shown as an error', () => {
+  // allure-playwright reports a skip inside a hook (beforeEach, beforeAll) as a failed hook and a red global error:
+  // every skip happens in a test's own body.
+  test('no hook of a spec skips', () => {
+    const specs = join(new URL('../../', import.meta.url).pathname, 'specs');
+    for (const name of readdirSync(specs).filter((file) => file.endsWith('.spec.ts'))) {
+      const text = readFileSync(join(specs, name), 'utf8');
+      for (const hook of text.matchAll(/\btest\.(?:beforeEach|beforeAll|afterEach|afterAll)\(/g)) {
+        let depth = 0;
+        let end = hook.index + hook[0].length - 1;
+        do depth += text[end] === '(' ? 1 : text[end] === ')' ? -1 : 0;
+        while (depth > 0 && ++end < text.length);
+        assert.doesNotMatch(text.slice(hook.index, end), /\bskip\(|requireSettings\(|prerequisiteFailed\(|requireAccepted\(|requireControl\(/, `${name}: a hook that skips`);
+      }
+    }
+  });
+});
