@@ -91,7 +91,7 @@ export default class ConformanceReporter implements Reporter {
 
   onError(error: TestError): void {
     this.#globalErrors += 1;
-    this.#globalMessages.push((error.message ?? 'an error outside any test').replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0]);
+    this.#globalMessages.push(wholeMessage(error.message ?? 'an error outside any test').split('\n')[0]);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
