@@ -1,6 +1,7 @@
 // The Allure 3 report (`npm run report`): tests grouped by the contract (area, operation, rule: the labels rule()
 // gives them, src/suite.ts), not by spec file; each rule's history kept beside the reports, so a rule's trend shows
-// across runs (CI restores the file between runs); categories that keep apart what has no verdict.
+// across runs (CI restores the file between runs); categories that keep apart what has no verdict. One file,
+// index.html, that opens from the disk as well as over HTTP (the folder also holds contract.html, npm run report).
 import { defineConfig } from 'allure';
 import { readEnvironment, settingOf } from './src/config/config.ts';
 
@@ -8,7 +9,7 @@ export default defineConfig({
   name: 'Platform API conformance',
   historyPath: `${settingOf(readEnvironment(), 'reportsDir')}/allure-history.jsonl`,
   plugins: {
-    awesome: { options: { reportName: 'Platform API conformance', groupBy: ['epic', 'feature', 'story'] } },
+    awesome: { options: { reportName: 'Platform API conformance', singleFile: true, groupBy: ['epic', 'feature', 'story'] } },
   },
   categories: {
     rules: [
@@ -26,6 +27,8 @@ export default defineConfig({
       },
       { name: 'MUST violations', matchers: { statuses: ['failed', 'broken'], labels: { tag: '^MUST$' } } },
       { name: 'SHOULD warnings', matchers: { statuses: ['failed', 'broken'], labels: { tag: '^SHOULD$' } } },
+      // A skipped test judged nothing: its rule is unjudged unless another test judged it (the overview's `unjudged`).
+      { name: 'Unjudged (skipped, each with its reason: no verdict)', matchers: { statuses: ['skipped'] } },
     ],
   },
 });

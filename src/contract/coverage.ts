@@ -22,7 +22,7 @@ export interface Unit {
 export type ContractLine =
   | { readonly kind: 'heading'; readonly depth: number; readonly text: string; readonly anchor: string }
   | { readonly kind: 'row'; readonly cells: readonly string[]; readonly header: boolean; readonly units: readonly Unit[] }
-  | { readonly kind: 'text'; readonly marker: string; readonly indent: number; readonly units: readonly Unit[] }
+  | { readonly kind: 'text'; readonly marker: string; readonly indent: number; readonly units: readonly Unit[]; readonly label?: string }
   | { readonly kind: 'note'; readonly text: string }
   | { readonly kind: 'separator' }
   | { readonly kind: 'blank' };
@@ -67,10 +67,11 @@ export function contractLines(markdown: string): ContractLine[] {
     }
     const item = /^(\s*)([-*]|\d+\.) (.*)$/.exec(line);
     const [indent, marker, words] = item ? [item[1].length, item[2], item[3]] : [0, '', line];
-    const units = sentencesOf(words)
-      .filter((sentence) => !(item && isLabel(sentence)))
-      .map((text): Unit => ({ kind: 'sentence', text, section, anchor }));
-    return { kind: 'text', marker, indent, units };
+    const sentences = sentencesOf(words);
+    // A list item's label ("Rules:") heads the items under it: shown, never a unit.
+    const label = item ? sentences.find(isLabel) : undefined;
+    const units = sentences.filter((sentence) => sentence !== label).map((text): Unit => ({ kind: 'sentence', text, section, anchor }));
+    return { kind: 'text', marker, indent, units, ...(label === undefined ? {} : { label }) };
   });
 }
 

@@ -4,14 +4,26 @@
 import type { FullConfig, FullResult, Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { FileSystemWriter } from 'allure-js-commons/sdk/reporter';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
 import { describeTarget, suiteConfig, type SuiteConfig } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { writeContractPage } from './contract-page.ts';
-import { type ConformanceReport, counts, LEVELS, type RuleResult, summaryLine, type Verdict } from './verdicts.ts';
+import {
+  type Cause,
+  type ConformanceReport,
+  counts,
+  failureLine,
+  LEVELS,
+  observationKey,
+  type RuleResult,
+  sharedCauseLines,
+  summaryLine,
+  unjudgedLines,
+  type Verdict,
+} from './verdicts.ts';
 
 export type { ConformanceReport, RuleResult, Verdict } from './verdicts.ts';
 
@@ -21,6 +33,8 @@ interface Outcome {
   id: string;
   verdict: Verdict;
   detail: string;
+  /** What a failure observed (observationKey), to group the rules that failed on one observation. */
+  observation?: string;
 }
 
 export default class ConformanceReporter implements Reporter {
@@ -47,11 +61,16 @@ export default class ConformanceReporter implements Reporter {
   readonly #lastStatus = new Map<string, 'passed' | 'failed' | 'skipped'>();
   /** Errors outside any test: a global setup that stopped the run (the preflight), a worker that crashed. */
   #globalErrors = 0;
+  readonly #globalMessages: string[] = [];
   /** This run's shard, if sharded: a shard's matrix is partial, so the summaries wait for the merged one. */
   #shard: FullConfig['shard'] = null;
+  /** Each skipped test's title, by its reason: the console names every skipped test with why. */
+  readonly #skips = new Map<string, Map<string, string>>();
+  /** Playwright's JUnit file, whose counts leave out errors outside any test. */
+  readonly #junitFile: string | undefined;
 
   /** byProject: one report per project, `<dir>/<project>.json` (the mutation run gives each fault a project). */
-  constructor(options: { outputFile?: string; byProject?: boolean; config?: SuiteConfig } = {}) {
+  constructor(options: { outputFile?: string; byProject?: boolean; config?: SuiteConfig; junitFile?: string } = {}) {
     let config: SuiteConfig | undefined;
     try {
       config = options.config ?? suiteConfig();
@@ -61,14 +80,18 @@ export default class ConformanceReporter implements Reporter {
     this.#config = config;
     this.#outputFile = options.outputFile ?? `${config?.reportsDir ?? 'reports'}/conformance.json`;
     this.#byProject = options.byProject ?? false;
+    this.#junitFile = options.junitFile;
   }
 
   onBegin(config: FullConfig): void {
     this.#shard = config.shard;
+    // An earlier run's verdicts never stand beside this run's other reports, even if this one stops before its end.
+    if (!this.#byProject) for (const file of [this.#outputFile, markdownFile(this.#outputFile)]) rmSync(file, { force: true });
   }
 
-  onError(_error: TestError): void {
+  onError(error: TestError): void {
     this.#globalErrors += 1;
+    this.#globalMessages.push(wholeMessage(error.message ?? 'an error outside any test').split('\n')[0]);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -79,10 +102,15 @@ export default class ConformanceReporter implements Reporter {
     this.#retries.push(...notes(ANNOTATION.retry).map((what) => `${test.title}: ${what}`));
     // A re-run (a first run without a verdict for the network) stands for the test: it is counted once, at its last run.
     this.#lastStatus.set(test.id, result.status === 'passed' ? 'passed' : result.status === 'skipped' ? 'skipped' : 'failed');
+    for (const titles of this.#skips.values()) titles.delete(test.id);
+    if (result.status === 'skipped') {
+      const reason = notes(ANNOTATION.skip)[0] || 'skipped without a reason';
+      this.#skips.set(reason, (this.#skips.get(reason) ?? new Map<string, string>()).set(test.id, test.title));
+    }
     for (const rerun of notes(ANNOTATION.rerun)) this.#reruns.add(`${test.title}: ${rerun}`);
     const ruleId = notes(ANNOTATION.rule)[0];
     if (!ruleId) return;
-    const message = result.errors.map((e) => e.message ?? '').join('\n');
+    const message = wholeMessage(result.errors.map((e) => e.message ?? '').join('\n'));
     // The target unreachable, a check that proved nothing, a test out of time or a run cut short: no verdict on the
     // rule, and never a pass.
     const noVerdict = [...notes(ANNOTATION.inconclusive).map((why) => `Inconclusive: ${why}`), ...notes(ANNOTATION.infrastructure)];
@@ -94,18 +122,21 @@ export default class ConformanceReporter implements Reporter {
     const detail =
       verdict === 'skipped' ? notes(ANNOTATION.skip)[0] || 'skipped'
       : verdict === 'passed' ? notes(ANNOTATION.observation).join('; ')
-      : firstLines(message) || noVerdict[0] || `the test ended ${result.status} without a message`;
+      : message || noVerdict[0] || `the test ended ${result.status} without a message`;
     const project = this.#byProject ? (test.parent.project()?.name ?? '') : '';
     this.#servers.set(project, (test.parent.project()?.use as { fault?: string; style?: string } | undefined) ?? {});
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
     if (result.retry > 0) for (const [id, outcomes] of rules) rules.set(id, outcomes.filter((o) => o.id !== test.id));
     const add = (id: string, outcome: Outcome) => rules.set(id, [...(rules.get(id) ?? []), outcome]);
-    add(ruleId, { title: test.title, id: test.id, verdict, detail });
+    // A failure is grouped with others by the exchange it judged; one without evidence stands alone.
+    const exchange = lastExchange(result);
+    const observation = verdict !== 'failed' ? undefined : exchange === '' ? `the test ${test.id}` : observationKey(message, exchange);
+    add(ruleId, { title: test.title, id: test.id, verdict, detail, observation });
     // A prerequisite the contract guarantees, refused in this test: a failure of the rule that guarantees it.
     for (const violation of notes(ANNOTATION.violation)) {
       const [id, ...what] = violation.split(' ');
-      add(id, { title: test.title, id: test.id, verdict: 'failed', detail: `${what.join(' ')} (a prerequisite of ${test.title})` });
+      add(id, { title: test.title, id: test.id, verdict: 'failed', detail: `${what.join(' ')} (a prerequisite of ${test.title})`, observation: observationKey(what.join(' ')) });
     }
     this.#outcomes.set(project, rules);
   }
@@ -116,35 +147,69 @@ export default class ConformanceReporter implements Reporter {
       for (const project of this.#outcomes.keys()) {
         // With the time of its tests, in seconds: the mutation run has no other clock per project.
         const report = { ...this.#report(project), seconds: (this.#durations.get(project) ?? 0) / 1000 };
-        writeFileSync(join(dirname(this.#outputFile), `${project}.json`), `${JSON.stringify(report, null, 2)}\n`);
+        writeWhole(join(dirname(this.#outputFile), `${project}.json`), `${JSON.stringify(report, null, 2)}\n`);
       }
       return { status: result.status };
     }
+    this.#countGlobalErrors();
     const statuses = [...this.#lastStatus.values()];
     const counted = (status: string) => statuses.filter((s) => s === status).length;
     const ran = statuses.length;
     // Stopped before any test (the preflight's lines, or another error, are above): no matrix of rules nobody judged.
     if (ran === 0 && this.#globalErrors > 0) return { status: 'failed' };
     const report = this.#report('');
-    writeFileSync(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(this.#outputFile.replace(/\.json$/, '.md'), markdown(report, 'html'));
+    writeWhole(this.#outputFile, `${JSON.stringify(report, null, 2)}\n`);
+    writeWhole(markdownFile(this.#outputFile), markdown(report, 'html'));
     if (this.#shard === null) {
       // The annotated contract beside the reports, where CONTRACT_URL leads by default; linked to Playwright's report.
       const dir = dirname(this.#outputFile);
       writeContractPage(dir, { report, htmlReport: relative(dir, join(this.#config?.reportsDir ?? dir, 'html', 'index.html')) });
       this.#publish(report);
     }
+    process.stdout.write(this.#skipped());
     process.stdout.write(matrix(report));
     if (this.#deprecatedUses.size > 0) {
       process.stdout.write(`${this.#deprecatedUses.size} tests used a deprecated operation (flagged in each test's annotations).\n`);
     }
     if (this.#retries.length > 0) process.stdout.write(`${this.#retries.length} requests were retried after a throttled answer or a network fault (the 'retry' annotations).\n`);
     if (this.#reruns.size > 0) process.stdout.write(`${this.#reruns.size} tests were run once more at the end, their first run having had no verdict for the network: ${[...this.#reruns].map((r) => r.split(':')[0]).join('; ')}\n`);
-    // Test counts, SHOULD warnings among the failed; the verdict is the matrix above.
-    process.stdout.write(`Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped\n`);
+    // The run's last lines: test counts (SHOULD warnings among the failed), the failed rules and the observations
+    // behind them, the rules left unjudged and how to judge them; the verdict of each rule is the matrix above.
+    process.stdout.write(
+      [
+        `Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped`,
+        ...sharedCauseLines(report),
+        failureLine(report),
+        ...unjudgedLines(report),
+        '',
+      ].join('\n'),
+    );
     const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));
     if (result.status !== 'passed' && result.status !== 'failed') return { status: result.status };
     return { status: mustBroken || this.#globalErrors > 0 ? 'failed' : 'passed' };
+  }
+
+  /** Each skipped test with its reason, tests of one reason together. */
+  #skipped(): string {
+    const groups = [...this.#skips.entries()].filter(([, titles]) => titles.size > 0);
+    if (groups.length === 0) return '';
+    const total = groups.reduce((sum, [, titles]) => sum + titles.size, 0);
+    const lines = groups.flatMap(([reason, titles]) => [`  ${reason}:`, ...[...titles.values()].sort().map((title) => `    - ${title}`)]);
+    return `\n${total} tests skipped, each under its reason:\n${lines.join('\n')}\n`;
+  }
+
+  /**
+   * Playwright's JUnit file counts tests only: a run stopped outside any test (the preflight in the global setup, a
+   * crashed worker) reads there as `tests="0"` and no error. Each such error is counted as an errored test case.
+   */
+  #countGlobalErrors(): void {
+    const file = this.#junitFile;
+    if (file === undefined || this.#globalErrors === 0 || !existsSync(file)) return;
+    const xml = readFileSync(file, 'utf8');
+    const bump = (attribute: string, text: string) => text.replace(new RegExp(`(<testsuites\\b[^>]*\\b${attribute}=")(\\d+)"`), (_m, head: string, n: string) => `${head}${Number(n) + this.#globalErrors}"`);
+    const cases = this.#globalMessages.map((message, i) => `<testcase name="error outside any test ${i + 1}" classname="run"><error message="${escapeXml(message)}"/></testcase>`).join('\n');
+    const suite = `<testsuite name="run" tests="${this.#globalErrors}" failures="0" skipped="0" errors="${this.#globalErrors}">\n${cases}\n</testsuite>\n</testsuites>`;
+    writeWhole(file, bump('errors', bump('tests', xml)).replace('</testsuites>', suite));
   }
 
   /**
@@ -161,6 +226,7 @@ export default class ConformanceReporter implements Reporter {
     const source = `${randomUUID()}-attachment.md`;
     writer.writeAttachment(source, Buffer.from(markdown(report, 'plain')));
     writer.writeGlobals(`${randomUUID()}-globals.json`, { attachments: [{ name: 'Conformance matrix', source, type: 'text/markdown', timestamp: Date.now() }], errors: [] });
+    storiesWithVerdicts(resultsDir, report);
   }
 
   #report(project: string): ConformanceReport {
@@ -185,14 +251,66 @@ export default class ConformanceReporter implements Reporter {
     const run = this.#config
       ? { mode: this.#config.mode, target: describeTarget(this.#config, this.#servers.get(project)?.fault, this.#servers.get(project)?.style), apiVersion: this.#config.apiVersion }
       : { mode: 'unknown', target: this.#unconfigured, apiVersion: 'unknown' };
-    return { ...run, serverTime: this.#serverTime, rules };
+    return { ...run, serverTime: this.#serverTime, rules, causes: this.#causes(project, rules) };
+  }
+
+  /** The observations behind the failed MUST and SHOULD rules, each with the rules that failed on it. */
+  #causes(project: string, rules: readonly RuleResult[]): Cause[] {
+    const causes = new Map<string, Cause>();
+    for (const rule of rules.filter((r) => r.level !== 'INFO' && r.verdict === 'failed')) {
+      for (const outcome of this.#outcomes.get(project)?.get(rule.id) ?? []) {
+        if (outcome.observation === undefined) continue;
+        const cause = causes.get(outcome.observation) ?? { observation: outcome.detail.split('\n')[0], rules: [] };
+        if (!cause.rules.includes(rule.id)) cause.rules.push(rule.id);
+        causes.set(outcome.observation, cause);
+      }
+    }
+    return [...causes.values()];
   }
 }
 
-function firstLines(message: string): string {
-  // Strip terminal colours; keep the Expected / Received / Hint lines that the checks print.
-  return message.replace(/\u001b\[[0-9;]*m/g, '').split('\n').filter((line) => line.trim() !== '').slice(0, 6).join('\n');
+/**
+ * Allure's tree has a node per rule (its story label, src/suite.ts) and counts its tests' statuses only: a rule
+ * with one test failed and one passed reads as neither. The story of each test of this run (allure-playwright has
+ * written them: this reporter comes after it) ends in its rule's verdict, known only now.
+ */
+function storiesWithVerdicts(resultsDir: string, report: ConformanceReport): void {
+  const verdicts = new Map(report.rules.map((r) => [r.id, `rule ${r.verdict === 'skipped' ? 'unjudged' : LABEL[r.level][r.verdict]}`]));
+  for (const name of readdirSync(resultsDir).filter((file) => file.endsWith('-result.json'))) {
+    const file = join(resultsDir, name);
+    const result = JSON.parse(readFileSync(file, 'utf8')) as { labels?: { name: string; value: string }[] };
+    const story = result.labels?.find((label) => label.name === 'story');
+    const verdict = story && verdicts.get(story.value.split(' ')[0]);
+    if (story === undefined || verdict === undefined || story.value.endsWith(`: ${verdict}`)) continue;
+    story.value = `${story.value}: ${verdict}`;
+    writeWhole(file, JSON.stringify(result));
+  }
 }
+
+/** A failure's message whole (Expected, Received, Hint and any diff), without terminal colours or blank lines. */
+function wholeMessage(message: string): string {
+  return message.replace(/\u001b\[[0-9;]*m/g, '').split('\n').filter((line) => line.trim() !== '').join('\n');
+}
+
+/** The last request and answer of a test's evidence, as observationKey reads it: method, URL, status. */
+function lastExchange(result: TestResult): string {
+  const body = result.attachments.find((a) => a.name === 'evidence')?.body;
+  if (body === undefined) return '';
+  const exchanges = JSON.parse(body.toString('utf8')) as { method: string; url: string; status?: number; requestHeaders?: Record<string, string> }[];
+  const last = exchanges.at(-1);
+  return last ? `${last.method} ${last.url} ${Object.keys(last.requestHeaders ?? {}).sort().join(',')} ${last.status ?? 'no answer'}` : '';
+}
+
+const markdownFile = (jsonFile: string) => jsonFile.replace(/\.json$/, '.md');
+
+/** Writes a file whole or not at all: a run stopped mid-write leaves no half of a report. */
+function writeWhole(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const LABEL: Record<Level, Record<Verdict, string>> = {
   MUST: { passed: 'pass', failed: 'FAIL', skipped: 'skip', error: 'ERROR' },
@@ -200,21 +318,25 @@ const LABEL: Record<Level, Record<Verdict, string>> = {
   INFO: { passed: 'seen', failed: 'seen', skipped: 'skip', error: 'ERROR' },
 };
 
-/** The rules people must look at first: MUST failures and rules nobody could judge, then SHOULD warnings, then the rest. */
+/** The rules people must look at first: MUST failures and rules nobody could judge, then SHOULD warnings, then the MUST and SHOULD rules left unjudged, then the rest. */
 function byUrgency(report: ConformanceReport) {
   const failures = report.rules.filter((r) => r.verdict === 'error' || (r.level === 'MUST' && r.verdict === 'failed'));
   const warnings = report.rules.filter((r) => r.level === 'SHOULD' && r.verdict === 'failed');
-  const rest = report.rules.filter((r) => !failures.includes(r) && !warnings.includes(r));
-  return { failures, warnings, rest };
+  const unjudged = report.rules.filter((r) => r.level !== 'INFO' && r.verdict === 'skipped');
+  const rest = report.rules.filter((r) => !failures.includes(r) && !warnings.includes(r) && !unjudged.includes(r));
+  return { failures, warnings, unjudged, rest };
 }
 
-/** The Allure environment, which its report shows on the overview: the failing rules first (as byUrgency), the counts per level, then the run. */
+/** The Allure environment, which its report shows on the overview: the failing rules first (as byUrgency), the rules left unjudged, the counts per level, then the run. */
 function overview(report: ConformanceReport): Record<string, string> {
-  const { failures, warnings } = byUrgency(report);
+  const { failures, warnings, unjudged } = byUrgency(report);
   const ids = (rules: RuleResult[]) => (rules.length === 0 ? 'none' : rules.map((r) => r.id).join(', '));
+  const shared = sharedCauseLines(report);
   return {
     failures: ids(failures),
     warnings: ids(warnings),
+    ...(shared.length > 0 ? { 'shared observations': `${failureLine(report)}; ${shared.join('; ')}` } : {}),
+    unjudged: unjudged.length === 0 ? 'none' : unjudgedLines(report).map((line) => line.trim()).join('; ').replace(/^Unjudged: /, ''),
     ...Object.fromEntries(LEVELS.map((level) => [level, counts(report, level)])),
     mode: report.mode,
     target: report.target,
@@ -234,21 +356,34 @@ function matrix(report: ConformanceReport): string {
 
 /**
  * The matrix for people, failures first (MUST failures and rules that could not be judged), then SHOULD warnings,
- * then every other rule: folded in `<details>` where HTML is allowed (reports/conformance.md, the GitHub job
- * summary), under a heading of its own in `plain` Markdown (the Allure report shows HTML tags as text).
+ * then the MUST and SHOULD rules left unjudged with what it takes to judge them, then every other rule: folded in
+ * `<details>` where HTML is allowed (reports/conformance.md, the GitHub job summary), under a heading of its own in
+ * `plain` Markdown (the Allure report shows HTML tags as text). A failure's table cell holds its first line; its
+ * message whole (Received, Expected, Hint) follows the tables, never cut, folded where HTML is allowed.
  */
 function markdown(report: ConformanceReport, flavour: 'html' | 'plain'): string {
   const html = flavour === 'html';
   const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, html ? '<br>' : '; ');
+  const judged = (r: RuleResult) => r.verdict === 'failed' || r.verdict === 'error';
   const table = (rules: RuleResult[]) => [
     '| rule | level | verdict | detail |',
     '|---|---|---|---|',
-    ...rules.map((r) => `| ${r.id} | ${r.level} | ${LABEL[r.level][r.verdict]} | ${cell(r.detail)} |`),
+    ...rules.map((r) => `| ${r.id} | ${r.level} | ${LABEL[r.level][r.verdict]} | ${cell(judged(r) ? `${r.detail.split('\n')[0]} (whole below)` : r.detail)} |`),
     '',
   ];
-  const { failures, warnings, rest } = byUrgency(report);
-  const section = (title: string, rules: RuleResult[]) => (rules.length === 0 ? [] : [`## ${title} (${rules.length})`, '', ...table(rules)]);
+  const { failures, warnings, unjudged, rest } = byUrgency(report);
+  const section = (title: string, rules: RuleResult[], before: string[] = []) => (rules.length === 0 ? [] : [`## ${title} (${rules.length})`, '', ...before, ...table(rules)]);
   const others = `Every other rule (${rest.length})`;
+  const fenced = (text: string) => {
+    const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+    return [`${fence}text`, text, fence];
+  };
+  const evidence = [...failures, ...warnings].flatMap((r) =>
+    html
+      ? [`<details><summary>${escapeXml(`${r.id} (${LABEL[r.level][r.verdict]}): ${r.detail.split('\n')[0]}`)}</summary>`, '', ...fenced(r.detail), '', '</details>', '']
+      : [`### ${r.id} (${LABEL[r.level][r.verdict]})`, '', ...fenced(r.detail), ''],
+  );
+  const contractPage = html ? '[contract.html](contract.html)' : 'contract.html';
   return [
     `# Conformance of ${report.target}`,
     '',
@@ -256,10 +391,14 @@ function markdown(report: ConformanceReport, flavour: 'html' | 'plain'): string 
     '',
     summaryLine(report),
     '',
-    `${coverage()} (the annotated contract: contract.html beside the reports).`,
+    ...[...sharedCauseLines(report), failureLine(report)].map((line) => `- ${line}`),
+    '',
+    `${coverage()} (the annotated contract: ${contractPage} beside the reports).`,
     '',
     ...section('Failures: MUST rules failed, and rules not judged', failures),
     ...section('Warnings: SHOULD rules failed', warnings),
+    ...section('Unjudged: MUST and SHOULD rules no test could judge', unjudged, [...unjudgedLines(report).slice(1).map((line) => `- ${line.trim()}`), '']),
     ...(html ? [`<details><summary>${others}</summary>`, '', ...table(rest), '</details>', ''] : [`## ${others}`, '', ...table(rest)]),
+    ...(evidence.length > 0 ? ['## The failures whole: Received, Expected, Hint', '', ...evidence] : []),
   ].join('\n');
 }

@@ -50,32 +50,55 @@ function unitNotes(annotated: Annotated | undefined, run: PageRun | undefined, r
   return `<span class="unchecked reason-${entry?.reason ?? 'gap'}">not checked, ${escapeHtml(reason)}</span>`;
 }
 
-/** The page's body: the contract's lines, headings with their anchors, tables with a column of rules, sentences each with theirs. */
+/**
+ * The page's body: the contract's lines as a Markdown renderer shows them (headings without their marks with their
+ * anchors, lists as lists, the HTML comment hidden), tables with a column of rules, sentences each with theirs.
+ */
 function body(lines: readonly ContractLine[], byUnit: ReadonlyMap<Unit, Annotated>, run: PageRun | undefined): string {
   const results = new Map((run?.report.rules ?? []).map((result) => [result.id, result]));
   const notes = (unit: Unit) => unitNotes(byUnit.get(unit), run, results);
   const html: string[] = [];
   let inTable = false;
+  /** The lists open, innermost last, each with the indent of its items; the last item of each is open. */
+  const lists: { indent: number; tag: 'ul' | 'ol' }[] = [];
+  const closeList = () => html.push(`</li></${lists.pop()?.tag}>`);
   for (const line of lines) {
     const tableLine = line.kind === 'row' || line.kind === 'separator';
     if (tableLine && !inTable) html.push('<table>');
     if (!tableLine && inTable) html.push('</table>');
     inTable = tableLine;
-    if (line.kind === 'heading') html.push(`<h${line.depth} id="${line.anchor}">${escapeHtml(line.text)}</h${line.depth}>`);
-    else if (line.kind === 'note') html.push(`<p class="note">${escapeHtml(line.text)}</p>`);
-    else if (line.kind === 'text') {
-      const marker = line.marker === '' ? '' : `<span class="marker">${escapeHtml(line.marker)}</span> `;
-      const sentences = line.units.map((unit) => `<span class="unit"><span class="words">${escapeHtml(unit.text)}</span> ${notes(unit)}</span>`);
-      html.push(`<p class="line" style="margin-left: ${line.indent / 2 + (line.marker === '' ? 0 : 1)}em">${marker}${sentences.join(' ')}</p>`);
-    } else if (line.kind === 'row') {
+    const item = line.kind === 'text' && line.marker !== '' ? line : undefined;
+    // A blank line between items does not end their list; anything else but an item does.
+    if (item === undefined && line.kind !== 'blank') while (lists.length > 0) closeList();
+    if (item) {
+      const tag = /^\d/.test(item.marker) ? 'ol' : 'ul';
+      while (lists.length > 0 && lists[lists.length - 1].indent > item.indent) closeList();
+      const open = lists.at(-1);
+      if (open?.indent === item.indent && open.tag !== tag) closeList();
+      if (lists.at(-1)?.indent === item.indent) html.push('</li>');
+      else {
+        html.push(`<${tag}>`);
+        lists.push({ indent: item.indent, tag });
+      }
+      const label = item.label === undefined ? '' : `<span class="label">${escapeHtml(item.label)}</span> `;
+      html.push(`<li${tag === 'ol' ? ` value="${parseInt(item.marker, 10)}"` : ''}>${label}${sentencesOf(item.units, notes)}`);
+    } else if (line.kind === 'heading') html.push(`<h${line.depth} id="${line.anchor}">${escapeHtml(line.text.replace(/^#+\s*/, ''))}</h${line.depth}>`);
+    // The contract's own comment (where the copy comes from), kept in the source as a Markdown renderer keeps it.
+    else if (line.kind === 'note') html.push(`<!-- ${escapeHtml(line.text.replace(/^\s*<!--\s*|\s*-->\s*$/g, '').replace(/--/g, '- -'))} -->`);
+    else if (line.kind === 'text') html.push(`<p class="line">${sentencesOf(line.units, notes)}</p>`);
+    else if (line.kind === 'row') {
       const cell = line.header ? 'th' : 'td';
       const extra = line.header ? '<th>checked by</th>' : `<td class="unit">${line.units.map(notes).join(' ')}</td>`;
       html.push(`<tr>${line.cells.map((text) => `<${cell}>${escapeHtml(text)}</${cell}>`).join('')}${extra}</tr>`);
     }
   }
   if (inTable) html.push('</table>');
+  while (lists.length > 0) closeList();
   return html.join('\n');
 }
+
+/** A line's sentences, each with what stands beside it. */
+const sentencesOf = (units: readonly Unit[], notes: (unit: Unit) => string) => units.map((unit) => `<span class="unit"><span class="words">${escapeHtml(unit.text)}</span> ${notes(unit)}</span>`).join(' ');
 
 const STYLE = [
   'body { font-family: sans-serif; max-width: 70em; margin: auto; padding: 1em 1em 100vh; line-height: 1.5 }',
@@ -83,7 +106,6 @@ const STYLE = [
   '.rule, .unchecked { font-size: 0.8em; border-radius: 0.3em; padding: 0 0.3em; margin-right: 0.3em } .rule { display: inline-block }',
   '.rule { background: #eef } .verdict-passed { background: #dfd } .verdict-failed.level-must, .verdict-error { background: #fcc } .verdict-failed.level-should { background: #fec }',
   '.verdict-skipped { background: #eee } .unchecked { background: #f6f6f6; color: #555; white-space: normal } .reason-gap { background: #fdd; color: #000 }',
-  '.note { color: #777; font-size: 0.8em }',
 ].join('\n');
 
 /** The summary at the top: the coverage figure (as in the matrix) and this run's verdicts, or why there are none yet. */
