@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { HTTPSnippet } from 'httpsnippet';
 import { FILE_FORM_KEY } from '../contract/contract.ts';
+import { addFormats } from '../contract/schemas.ts';
 import { SETTINGS } from '../config/config.ts';
 import { REDACTED } from '../config/redact.ts';
 import { testFile } from '../files/test-file.ts';
@@ -119,6 +120,7 @@ export function harProblems(har: unknown): string[] {
     const require = createRequire(import.meta.url);
     // Not the suite's strict draft 2020-12 instance: har-schema is draft-06, its files referring to each other by id.
     const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
     ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json') as object);
     ajv.addSchema(Object.values(require('har-schema') as Record<string, object>));
     validateHar = ajv.getSchema('har.json#') as ValidateFunction;
