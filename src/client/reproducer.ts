@@ -76,7 +76,8 @@ function harRequest(exchange: Exchange): HarRequest {
   const typed: Record<string, string> = postData && !form && contentType === undefined ? { 'content-type': postData.mimeType } : {};
   return {
     method: exchange.method,
-    url: url.href,
+    // A redacted value's brackets are not URI characters outside a host.
+    url: url.origin + `${url.pathname}${url.search}${url.hash}`.replace(/\[/g, '%5B').replace(/\]/g, '%5D'),
     httpVersion: 'HTTP/1.1',
     cookies: [],
     headers: pairs({ ...exchange.requestHeaders, ...typed }),
