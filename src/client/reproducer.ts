@@ -254,7 +254,7 @@ checked=0
 unchecked=0
 digest() { if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1; else shasum -a 256 "$1" | cut -d' ' -f1; fi; }
 status() { local s; s="$(cat "$out/$1.status" 2>/dev/null)"; echo "${'${s:-000}'}"; }
-size() { wc -c < "$out/$1.body" 2>/dev/null | tr -d ' ' || echo 0; }
+size() { local n; n="$(wc -c < "$out/$1.body" 2>/dev/null | tr -d ' ')"; echo "${'${n:-0}'}"; }
 header() { tr -d '\r' < "$out/$1.headers" 2>/dev/null | awk -v name="$2" 'tolower($0) ~ "^" tolower(name) ":" { sub(/^[^:]*:[ \t]*/, ""); value = $0 } END { print value }'; }
 # A URL an answer offered, resolved against the URL it answered (absolute, scheme-relative, path-absolute, relative).
 resolve() {
@@ -295,7 +295,7 @@ function curlOf(exchange: Exchange, index: number, fileDir: (part: number) => st
   --output "$out/${index}.body" --dump-header "$out/${index}.headers" --write-out '%{http_code}' > "$out/${index}.status"`;
 }
 
-/** reproduce.sh and the files it uploads, in `dir`. */
+/** reproduce.sh and the files it uploads (the suite's test files, made again from their name and size), in `dir`. */
 function writeScript(dir: string, reproduction: Reproduction): void {
   const { exchanges, baseUrl, testClockUrl } = reproduction;
   const settings: [string, string][] = [...(testClockUrl ? [[testClockUrl, SETTINGS.testClockUrl.env] as [string, string]] : []), [baseUrl, SETTINGS.baseUrl.env]];
@@ -345,11 +345,18 @@ function writeScript(dir: string, reproduction: Reproduction): void {
       if (exchange.url.includes(REDACTED)) body.push(`# its URL held a value redacted in the evidence, which no earlier answer offered: sent as redacted`);
       body.push(`url=${settingsIn(exchange.url, settings)}`);
     }
-    if (typeof exchange.requestBody === 'string' && exchange.requestBody.includes(REDACTED)) body.push(`# its body held a value redacted in the evidence: sent as redacted`);
+    if (JSON.stringify(exchange.requestBody ?? '').includes(REDACTED)) body.push(`# its body held a value redacted in the evidence: sent as redacted`);
     for (const name of exchange.requestHeaders.authorization?.matchAll(ENV_OF_PLACEHOLDER) ?? []) needed.add(name[1]);
-    for (const file of multipartOf(exchange.requestBody)?.files ?? []) {
+    multipartOf(exchange.requestBody)?.files.forEach((file, part) => {
       if (!plainName(file.name)) body.push(`# the file ${comment(JSON.stringify(file.name))} is sent as "file": its name is not one a file system keeps`);
-    }
+      const made = testFile(file.name, file.size);
+      if (made.sha256 !== file.sha256) {
+        body.push(`# the file ${comment(JSON.stringify(file.name))} is not one of the suite's test files: not written beside the script, curl says so`);
+        return;
+      }
+      mkdirSync(join(dir, 'files', `${index}.${part}`), { recursive: true });
+      writeFileSync(join(dir, 'files', `${index}.${part}`, plainName(file.name) ? file.name : 'file'), made.bytes);
+    });
     body.push(curlOf(exchange, index, (part) => `files/${index}.${part}`));
     for (const judgement of failing) {
       const file = judgement.file ? ` ${judgement.file.sha256}` : '';
@@ -370,13 +377,13 @@ function writeScript(dir: string, reproduction: Reproduction): void {
     body.push('');
   });
   const broken = exchanges.some((exchange) => exchange.judged?.some((judged) => !judged.held));
-  const unknown = reproduction.why.map((line) => `#   ${comment(line)}`);
+
   const missing = [...needed].map((env) => `[ -n "\${${env}:-}" ] || { echo ${quote(`reproduce.sh: set ${env} (${purposes.get(env) ?? 'a token the server issued during the test, which only that run knew'})`)}; missing=1; }`);
   const script = [
     '#!/usr/bin/env bash',
     `# Reproducer of "${comment(reproduction.title)}" (${reproduction.rule}), written by ${USER_AGENT} from the exchanges the test judged.`,
     '# Why the test failed or was inconclusive:',
-    ...unknown,
+    ...reproduction.why.map((line) => `#   ${comment(line)}`),
     `# Run it with ${[...needed].join(', ')} set as for the suite (never written here). It exits 1 while the server still`,
     '# answers against what the test expected, 0 once every such answer holds, 2 when it cannot run or check anything.',
     broken
@@ -400,14 +407,6 @@ function writeScript(dir: string, reproduction: Reproduction): void {
     '',
   ].join('\n');
   writeFileSync(join(dir, 'reproduce.sh'), script, { mode: 0o755 });
-  exchanges.forEach((exchange, index) =>
-    multipartOf(exchange.requestBody)?.files.forEach((file, part) => {
-      const made = testFile(file.name, file.size);
-      if (made.sha256 !== file.sha256) return; // Not a file of the suite's making: the script's curl says it is missing.
-      mkdirSync(join(dir, 'files', `${index}.${part}`), { recursive: true });
-      writeFileSync(join(dir, 'files', `${index}.${part}`, plainName(file.name) ? file.name : 'file'), made.bytes);
-    }),
-  );
 }
 
 /** Where a test's reproducer is written: `<REPORTS_DIR>/reproducers/<RULE-ID>/<its title less the rule, as a file name>/`. */

@@ -205,7 +205,7 @@ describe('canary: no token or signed-URL signature reaches any artifact', () => 
       `canary test: scanned ${liveScan.files} files of the live run (${liveScan.redacted} redacted signatures seen), ` +
         `${recordScan.files} of the record run (${recordScan.redacted}), in ${Math.round((Date.now() - started) / 1000)} s (${timings.join(', ')})`,
     );
-  }, { timeout: 240_000 });
+  }, { timeout: 420_000 });
 
   test('the scanner finds canaries and signatures in plain text, zips, gzip and base64', () => {
     const signed = 'http://127.0.0.1:1/files/signed/att-1?expires=2&signature=kS73tayuKtCGQvwAoVeK2m-F7K3ZWpmvWEaDzoE022E';
