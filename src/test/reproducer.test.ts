@@ -14,7 +14,8 @@ import { loadSeed, worldOf } from '../../reference/world.ts';
 import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
 import { atAddress, environmentOf, loadConfig, SETTINGS, type Target } from '../config/config.ts';
 import { Masker } from '../client/recording.ts';
-import { harProblems, REPRODUCERS, reproducerDir, toHar } from '../client/reproducer.ts';
+import { harProblems, REPRODUCERS, reproducerDir, toHar, writeReproducer } from '../client/reproducer.ts';
+import type { Exchange } from '../client/evidence.ts';
 import { TRACEPARENT, USER_AGENT } from '../client/transport.ts';
 import { startReference } from '../reference-server.ts';
 
@@ -146,6 +147,38 @@ describe('reproducers and trace context, from a live run against a faulty refere
     assert.equal(unset.status, 2);
     assert.match(unset.output, /set BASE_URL/);
     assert.match(unset.output, /set ACCESS_TOKEN/);
+  });
+});
+
+describe('reproduce.sh, written from made-up evidence', () => {
+  const base = 'http://127.0.0.1:1';
+  const signed = `${base}/files/signed/att-0123456789?expires=1&signature=[REDACTED]`;
+  const file = { name: 'leak.pdf', size: 10, sha256: 'ab'.repeat(32) };
+  const exchange = (fields: Partial<Exchange> & Pick<Exchange, 'url'>): Exchange => ({ label: 'l', startedAt: new Date(0).toISOString(), method: 'GET', requestHeaders: {}, status: 200, ms: 1, ...fields });
+  const scriptOf = (exchanges: Exchange[]) => {
+    const dir = join(work, `made-up-${Math.random().toString(36).slice(2)}`);
+    return readFileSync(writeReproducer(dir, { rule: 'R', title: 'R t', why: ['Error: the reason'], exchanges, baseUrl: base }).script, 'utf8');
+  };
+
+  test('a signed URL handed over in Location is taken from this run\'s answer; the token is its setting; the expectations are checked', () => {
+    const script = scriptOf([
+      exchange({ url: `${base}/files/d/att-0123456789`, requestHeaders: { authorization: 'Bearer <NO_FILES_SCOPE_TOKEN>' }, status: 302, responseHeaders: { location: signed }, followRedirects: false, judged: [{ expected: 'refusal', held: false }] }),
+      exchange({ url: signed, judged: [{ expected: 'withholds', file, held: false }] }),
+    ]);
+    assert.match(script, /--header 'authorization: Bearer '"\$NO_FILES_SCOPE_TOKEN"''/);
+    assert.match(script, /set NO_FILES_SCOPE_TOKEN/);
+    assert.match(script, /offered="\$\(header 0 location\)"/);
+    assert.match(script, /expect_refusal 0 /);
+    assert.match(script, new RegExp(`expect_withholds 1 ${file.sha256} `));
+    // The redacted signed URL is never sent: only this run's answer names it.
+    assert.doesNotMatch(script, /url=.*signature/);
+    assert.match(script, /#   Error: the reason/);
+  });
+
+  test('a verdict no answer was judged against is said to be beyond the script, which exits 2', () => {
+    const script = scriptOf([exchange({ url: `${base}/files/d/att-0123456789`, judged: [{ expected: 'acceptance', held: true }] })]);
+    assert.match(script, /cannot check that verdict, and exits 2/);
+    assert.match(script, /exit 2\n$/);
   });
 });
 
