@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ConfigError, suiteConfig } from './config/config.ts';
 import { describePreflight, nothingToCheck, preflight } from './preflight/doctor.ts';
 import { describePace, describeRateShare, paceFile, rateShare } from './client/politeness.ts';
+import { REPRODUCERS } from './client/reproducer.ts';
 import { referenceProblems } from './reference-server.ts';
 
 export default async function globalSetup(playwright: FullConfig): Promise<() => void> {
@@ -35,6 +36,8 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   // retries of this run's tests. A blob report is written by sharded runs only; an older one is not this run's.
   rmSync(join(config.reportsDir, 'allure-results'), { recursive: true, force: true });
   if (!playwright.shard) rmSync(join(config.reportsDir, 'blob'), { recursive: true, force: true });
+  // A reproducer left by an earlier run would stand for a failure this run may not have.
+  if (!playwright.shard) rmSync(join(config.reportsDir, REPRODUCERS), { recursive: true, force: true });
   if (config.mode === 'record') rmSync(config.fixturesDir, { recursive: true, force: true });
   // The pace the workers share starts at the ceiling; at the end, the run says how far the server made it slow down.
   rmSync(paceFile(config.reportsDir), { force: true });

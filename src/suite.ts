@@ -3,6 +3,8 @@
 // gives every test its rule id, level and contract quote.
 // `_baseTest`, not `test`: the browser fixtures' two automatic ones (trace recording, context options) cost about
 // 12 ms of stack captures per test and serve nothing here (no browser, traces off).
+import { rmSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 import { _baseTest as base, type APIRequestContext, request, type TestDetails, type TestInfo } from '@playwright/test';
 // The synchronous facade: a parameter becomes a message of the test, not a step of its own with a captured stack.
 import { parameter } from 'allure-js-commons/sync';
@@ -11,7 +13,8 @@ import { ANNOTATION, notesOf } from './report/annotations.ts';
 import { accepted, Api, type Reply } from './client/api.ts';
 import { describeTarget, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config/config.ts';
 import { contractLink } from './report/contract-page.ts';
-import { Evidence } from './client/evidence.ts';
+import { Evidence, judge } from './client/evidence.ts';
+import { reproducerDir, writeReproducer } from './client/reproducer.ts';
 import { fixturePath, Masker, Replay, writeRecordedTarget, writeRecording } from './client/recording.ts';
 import { startReference, type RunningReference } from './reference-server.ts';
 import { redactText } from './config/redact.ts';
@@ -52,6 +55,8 @@ interface TestFixtures {
   onlyNetworkReruns: void;
   /** Puts this worker's reference server back in its starting state before each test. */
   freshReference: void;
+  /** Every exchange of the test, redacted; attached to its report, and, for a failed or inconclusive test, its reproducer. */
+  evidence: Evidence;
   transport: Transport;
   api: Api;
   clock: ServerClock;
@@ -182,8 +187,19 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     { auto: true, box: 'self' },
   ],
 
+  evidence: [
+    async ({ config, target, secrets }, use, testInfo) => {
+      const evidence = new Evidence(() => secrets.byName());
+      await use(evidence);
+      if (evidence.exchanges.length === 0) return;
+      await testInfo.attach('evidence', { body: JSON.stringify(evidence.exchanges, null, 2), contentType: 'application/json' });
+      await attachReproducers(testInfo, config, target, evidence);
+    },
+    { box: 'self' },
+  ],
+
   transport: [
-    async ({ requestContext, config, target, rateLimiter, secrets }, use, testInfo) => {
+    async ({ requestContext, config, target, rateLimiter, secrets, evidence }, use, testInfo) => {
       const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
       const masker = new Masker(target.baseUrl, () => secrets.byName());
       const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
@@ -199,6 +215,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
         onUnreachable: (what) => troubledBy(testInfo, ANNOTATION.infrastructure, redactText(what, secrets.values())),
         onRateLimited: (what) => troubledBy(testInfo, ANNOTATION.inconclusive, redactText(what, secrets.values())),
         onAnswer: (url, incoming) => secrets.learn(url, incoming.headers['content-type'], incoming.body),
+        evidence,
       });
       try {
         await use(transport);
@@ -216,23 +233,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   ],
 
   api: [
-    async ({ transport, target, config, fault, style, secrets }, use, testInfo) => {
+    async ({ transport, target, config, fault, style }, use, testInfo) => {
       parameter('mode', config.mode);
       parameter('target', describeTarget(config, fault, style));
       parameter('API version', config.apiVersion);
-      const evidence = new Evidence(() => secrets.values());
       const events = {
         onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }),
         // A URL an answer offered that could not be reached: the network's, like the transport's own faults.
         onUnreachable: (what: string) => troubledBy(testInfo, ANNOTATION.infrastructure, what),
       };
-      try {
-        await use(new Api(transport, target, config, evidence, events));
-      } finally {
-        if (evidence.exchanges.length > 0) {
-          await testInfo.attach('evidence', { body: JSON.stringify(evidence.exchanges, null, 2), contentType: 'application/json' });
-        }
-      }
+      await use(new Api(transport, target, config, events));
     },
     { box: 'self' },
   ],
@@ -267,6 +277,32 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     { box: 'self' },
   ],
 });
+
+/**
+ * A failed or inconclusive test leaves a reproducer under the rule it failed (and each rule a refused prerequisite
+ * failed), attached to its report; a test that passes on a re-run removes its first run's. Not in the mutation run,
+ * whose failures are the faults it injects.
+ */
+async function attachReproducers(testInfo: TestInfo, config: SuiteConfig, target: Target, evidence: Evidence): Promise<void> {
+  const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0];
+  if (config.mutation || rule === undefined) return;
+  const inconclusive = notesOf(testInfo.annotations, ANNOTATION.inconclusive);
+  const failed = (testInfo.status !== 'passed' && testInfo.status !== 'skipped') || inconclusive.length > 0;
+  const violations = notesOf(testInfo.annotations, ANNOTATION.violation);
+  const rules = [...new Set([...(failed ? [rule] : []), ...violations.map((violation) => violation.split(' ')[0])])];
+  const title = testInfo.title.startsWith(`${rule} `) ? testInfo.title.slice(rule.length + 1) : testInfo.title;
+  if (rules.length === 0) {
+    rmSync(reproducerDir(config.reportsDir, rule, title), { recursive: true, force: true });
+    return;
+  }
+  // The first lines of each error, without the terminal's colours.
+  const why = [...testInfo.errors.map((error) => evidence.redact(stripVTControlCharacters(error.message ?? '').split('\n').slice(0, 6).join(' '))), ...inconclusive, ...violations];
+  for (const id of rules) {
+    const written = writeReproducer(reproducerDir(config.reportsDir, id, title), { rule: id, title: testInfo.title, why, exchanges: evidence.exchanges, baseUrl: target.baseUrl, testClockUrl: target.testClockUrl });
+    await testInfo.attach(`reproduce.sh (${id})`, { path: written.script, contentType: 'text/x-shellscript' });
+    await testInfo.attach(`exchanges.har (${id})`, { path: written.har, contentType: 'application/json' });
+  }
+}
 
 /** Writes fixtures/target.json: the target's ids, its test clock and which tokens it has, never their values. */
 function recordTarget(config: SuiteConfig, target: Target): void {
@@ -337,6 +373,7 @@ export function prerequisiteFailed(guaranteedBy: RuleId, what: string): never {
 
 /** A request the contract guarantees must be accepted; a refusal fails `guaranteedBy` and skips the rest of this test. */
 export function requireAccepted(reply: Reply, what: string, guaranteedBy: RuleId): void {
+  judge(reply, { expected: 'acceptance', held: accepted(reply) });
   if (accepted(reply)) return;
   if (reply.status === 429) inconclusive(`${what} was still answered 429 (rate limited) after the retries`);
   prerequisiteFailed(guaranteedBy, `${what} answered ${answer(reply)}`);
@@ -349,6 +386,7 @@ export function requireAccepted(reply: Reply, what: string, guaranteedBy: RuleId
  * shown) that is refused makes the check not applicable: it skips, saying why.
  */
 export function requireControl(control: Reply, what: string, guaranteedBy: RuleId | 'not guaranteed'): void {
+  judge(control, { expected: 'acceptance', held: accepted(control) });
   if (accepted(control)) return;
   const refused = `the control, ${what}, answered ${answer(control)}`;
   // A 429 refuses nothing in particular: only the check is lost, no rule is broken.

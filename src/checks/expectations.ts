@@ -2,6 +2,7 @@
 // Tests call them at the call site (`expect(reply).toBeRefusal()`), so what is expected stays visible.
 import { expect as base } from '@playwright/test';
 import { accepted, type Reply, serves } from '../client/api.ts';
+import { fileRef, judge, type Judgement } from '../client/evidence.ts';
 import { SECURE_PATH_PREFIX } from '../contract/contract.ts';
 import { describeErrors, type SchemaId, validatorFor } from '../contract/schemas.ts';
 import { sha256, type TestFile } from '../files/test-file.ts';
@@ -18,13 +19,19 @@ const result = (pass: boolean, name: string, received: string, expected: string,
   message: () => `${name}\n\nExpected: ${expected}\nReceived: ${received}\nHint: ${hint}`,
 });
 
+/** A matcher's verdict on a reply, noted on its exchange for a reproducer (under `.not` the expectation is the matcher's opposite, which a reproducer does not check). */
+function judged(isNot: boolean, reply: Reply, pass: boolean, expected: Judgement['expected'], file?: TestFile): boolean {
+  if (!isNot) judge(reply, { expected, ...(file ? { file: fileRef(file) } : {}), held: pass });
+  return pass;
+}
+
 export const expect = base.extend({
   /**
    * Error codes are not shown by the contract: any 4xx is a refusal; a 5xx never is; a 2xx is an acceptance. A 429
    * refuses nothing in particular: the check is then inconclusive (the transport marks it), never passed.
    */
   toBeRefusal(reply: Reply) {
-    const pass = reply.status >= 400 && reply.status < 500 && reply.status !== 429;
+    const pass = judged(this.isNot, reply, reply.status >= 400 && reply.status < 500 && reply.status !== 429, 'refusal');
     return result(pass, 'toBeRefusal', `${reply.status} ${excerpt(reply)}`, 'a 4xx refusal (any code: the contract shows none)',
       reply.status === 429 ? 'Inconclusive: the server was still rate-limiting after the retries, so this proves nothing'
       : reply.status >= 500 ? 'a 5xx is a server error, never a valid refusal'
@@ -32,7 +39,7 @@ export const expect = base.extend({
   },
 
   toBeAcceptance(reply: Reply) {
-    return result(accepted(reply), 'toBeAcceptance', `${reply.status} ${excerpt(reply)}`, 'a 2xx acceptance',
+    return result(judged(this.isNot, reply, accepted(reply), 'acceptance'), 'toBeAcceptance', `${reply.status} ${excerpt(reply)}`, 'a 2xx acceptance',
       'the request is valid under the contract; the body above says why the server refused it');
   },
 
@@ -51,7 +58,7 @@ export const expect = base.extend({
   /** The body is the uploaded file, byte for byte (compared by SHA-256). */
   toServeBytesOf(reply: Reply, file: TestFile) {
     const digest = sha256(reply.body);
-    return result(serves(reply, file), 'toServeBytesOf', `${reply.status}, ${reply.body.length} bytes, sha256 ${digest}`,
+    return result(judged(this.isNot, reply, serves(reply, file), 'serves', file), 'toServeBytesOf', `${reply.status}, ${reply.body.length} bytes, sha256 ${digest}`,
       `2xx with ${file.bytes.length} bytes of ${file.name}, sha256 ${file.sha256}`,
       reply.status >= 300 ? 'the URL did not serve the file' : 'the bytes served differ from the bytes uploaded');
   },
@@ -59,7 +66,7 @@ export const expect = base.extend({
   /** The file is not handed out: any answer but a 2xx carrying its bytes, and never a 5xx. */
   toWithholdBytesOf(reply: Reply, file: TestFile) {
     const served = serves(reply, file);
-    return result(!served && reply.status < 500, 'toWithholdBytesOf', `${reply.status}, ${reply.body.length} bytes`,
+    return result(judged(this.isNot, reply, !served && reply.status < 500, 'withholds', file), 'toWithholdBytesOf', `${reply.status}, ${reply.body.length} bytes`,
       `no copy of ${file.name}: a refusal (any 4xx) or an answer without its bytes`,
       served ? 'the file was served to a request that has no right to it' : 'a 5xx is a server error, never a valid refusal');
   },

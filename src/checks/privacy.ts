@@ -1,7 +1,8 @@
 // "Private" means no anonymous way to the bytes (§4.1 rule 4, §4.2, §5.6): one helper tries every route a caller
 // without files.readonly might take to a file (specs/cases/anonymous-routes.json), follows every URL an answer
 // offers, and reports each route that handed over the file's bytes. Every privacy check uses it.
-import { type Api, type Auth, serves } from '../client/api.ts';
+import { type Api, type Auth, type Reply, serves } from '../client/api.ts';
+import { fileRef, judge } from '../client/evidence.ts';
 import { loadTable } from '../contract/cases.ts';
 import { offeredUrls, slugOf } from './discover.ts';
 import type { TestFile } from '../files/test-file.ts';
@@ -76,14 +77,21 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile, only
       row.via === 'url'
         ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers })
         : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none']);
-    if (serves(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
+    if (served(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
     for (const offered of offeredUrls(reply)) {
       // A URL that cannot be reached from here (another host's documentation, say) served nothing.
       const read = await api.offered(`a URL offered by ${row.route}, read anonymously`, offered);
-      if (read !== undefined && serves(read, file)) leaks.push({ route: `${row.route}, then the URL it offered`, url: api.evidence.redact(offered), status: read.status });
+      if (read !== undefined && served(read, file)) leaks.push({ route: `${row.route}, then the URL it offered`, url: api.evidence.redact(offered), status: read.status });
     }
   }
   return leaks;
+}
+
+/** Whether the reply served the file, noted on its exchange: a private file's bytes are to be withheld. */
+function served(reply: Reply, file: TestFile): boolean {
+  const leaked = serves(reply, file);
+  judge(reply, { expected: 'withholds', file: fileRef(file), held: !leaked });
+  return leaked;
 }
 
 /** The leaks as the failure shows them. */

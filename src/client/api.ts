@@ -3,7 +3,7 @@
 // It reports what the test report should show through callbacks; it knows nothing of the test runner.
 import type { Credential, SuiteConfig, Target } from '../config/config.ts';
 import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, LOCATION_TOKEN_PATH, SECURE_PATH_PREFIX, TOKEN_PATH, UPLOAD_PATH } from '../contract/contract.ts';
-import type { Evidence } from './evidence.ts';
+import { type Evidence, fileRef, linkReply } from './evidence.ts';
 import { isDeprecated } from '../contract/openapi.ts';
 import { sha256, type TestFile } from '../files/test-file.ts';
 import { ReplayMismatchError, type Transport } from './transport.ts';
@@ -73,9 +73,13 @@ export class Api {
     private readonly transport: Transport,
     readonly target: Target,
     private readonly config: SuiteConfig,
-    readonly evidence: Evidence,
     private readonly events: ApiEvents,
   ) {}
+
+  /** Every exchange of the test, the server clock's too: the transport records them. */
+  get evidence(): Evidence {
+    return this.transport.evidence;
+  }
 
   /** The form fields of a valid upload to the configured email conversation. */
   uploadFields(extra: Fields = {}): Fields {
@@ -95,7 +99,7 @@ export class Api {
       for (const item of Array.isArray(value) ? value : [value]) form.append(name, item);
     }
     for (const file of request.files ?? []) form.append(FILE_FORM_KEY, new Blob([file.bytes]), file.name);
-    const summary = { fields, files: (request.files ?? []).map((f) => ({ name: f.name, size: f.bytes.length, sha256: f.sha256 })) };
+    const summary = { fields, files: (request.files ?? []).map(fileRef) };
     return this.send(label, 'POST', UPLOAD_PATH, {
       headers: this.headers(request.auth ?? 'access', request.headers),
       multipart: form,
@@ -182,7 +186,6 @@ export class Api {
     url: string,
     options: { headers: Record<string, string>; multipart?: FormData; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
   ): Promise<Reply> {
-    const started = Date.now();
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
     try {
       const incoming = await this.transport.fetch({
@@ -193,24 +196,15 @@ export class Api {
         data: options.data,
         maxRedirects: options.maxRedirects,
         offered: options.offered,
-      });
-      this.evidence.add({
         label,
-        method,
-        url: absolute,
-        requestHeaders: options.headers,
-        requestBody: options.summary,
-        status: incoming.status,
-        responseHeaders: incoming.headers,
-        responseBody: incoming.body,
-        ms: Date.now() - started,
+        summary: options.summary,
       });
-      return reply(method, incoming.url, incoming.status, incoming.headers, incoming.body, (text) => this.evidence.redact(text));
+      const answer = reply(method, incoming.url, incoming.status, incoming.headers, incoming.body, (text) => this.evidence.redact(text));
+      if (incoming.exchange) linkReply(answer, incoming.exchange);
+      return answer;
     } catch (error) {
-      const message = (error as Error).message.split('\n')[0];
-      this.evidence.add({ label, method, url: absolute, requestHeaders: options.headers, requestBody: options.summary, error: message, ms: Date.now() - started });
       if (error instanceof ReplayMismatchError) throw error;
-      throw new InfrastructureError(`${method} ${this.evidence.redact(absolute)}: ${this.evidence.redact(message)}`);
+      throw new InfrastructureError(`${method} ${this.evidence.redact(absolute)}: ${this.evidence.redact((error as Error).message.split('\n')[0])}`);
     }
   }
 }

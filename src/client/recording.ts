@@ -31,7 +31,7 @@ export interface Recording {
   interactions: Interaction[];
 }
 
-/** What a request carries that the suite sets on purpose; everything else is the HTTP client's own. */
+/** What a request carries that the suite sets on purpose; everything else is the HTTP client's own, or changes every run (traceparent, and User-Agent with the suite's version). */
 const MATCHED_REQUEST_HEADERS = ['authorization', 'version', 'content-type'];
 /** Response headers that change from run to run or carry session state; nothing the suite judges. */
 const VOLATILE_RESPONSE_HEADER =

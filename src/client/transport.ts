@@ -1,6 +1,11 @@
 // Every request of the suite goes through here: live as it is, recorded in record mode, answered from the
-// recording in replay mode. The API client and the server clock share one transport per test.
+// recording in replay mode, and put in the test's evidence. The API client and the server clock share one transport
+// per test, and so one trace: every request carries a W3C `traceparent` of it and the suite's User-Agent, so that a
+// server's team finds the test's requests in their logs.
 import type { APIRequestContext } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Evidence, type Exchange } from './evidence.ts';
 import { networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './politeness.ts';
 import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayForm } from './recording.ts';
 import { redactUrl } from '../config/redact.ts';
@@ -16,6 +21,9 @@ export interface Outgoing {
   idempotent?: true;
   /** A URL an answer offered, off the target's origin: not reaching it is not the target's failure, and the caller decides what it means. */
   offered?: boolean;
+  /** What the evidence calls the exchange, and shows of its body (by default the data sent). */
+  label?: string;
+  summary?: unknown;
 }
 
 export interface Incoming {
@@ -23,7 +31,15 @@ export interface Incoming {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** The exchange as the evidence holds it. */
+  exchange?: Exchange;
 }
+
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+/** The suite by its package's name and version, on every request. */
+export const USER_AGENT = `${PACKAGE.name}/${PACKAGE.version}`;
+/** A W3C trace-context header (version 00, sampled) of a trace, with a new span id. */
+export const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
 /** A request that replay has no recording for: a failure of the fixtures, not of the server. */
 export class ReplayMismatchError extends Error {}
@@ -44,6 +60,10 @@ export function networkFault(error: Error): 'reset' | 'timeout' | undefined {
 export class Transport {
   /** Interactions recorded so far (record mode). */
   readonly recorded: Interaction[] = [];
+  /** The trace of every request of this transport (of one test). */
+  readonly traceId = randomBytes(16).toString('hex');
+  /** Every exchange, redacted; a transport without the secrets to redact holds no evidence worth showing. */
+  readonly evidence: Evidence;
 
   constructor(
     private readonly request: APIRequestContext,
@@ -65,8 +85,11 @@ export class Transport {
       onRateLimited?: (what: string) => void;
       /** Told of every answer before it is recorded or judged, so that the credentials it issues are redacted from then on. */
       onAnswer?: (url: string, incoming: Incoming) => void;
+      evidence?: Evidence;
     },
-  ) {}
+  ) {
+    this.evidence = mode.evidence ?? new Evidence({});
+  }
 
   /** The next `requests` requests go out back to back, the pace waited for once before them (Pace.reserve). */
   async reserve(requests: number): Promise<void> {
@@ -75,6 +98,25 @@ export class Transport {
   }
 
   async fetch(out: Outgoing): Promise<Incoming> {
+    const started = Date.now();
+    let sent = out.headers;
+    const exchange = { label: out.label ?? `${out.method} ${new URL(out.url).pathname}`, startedAt: new Date(started).toISOString(), method: out.method, url: out.url, requestBody: out.summary ?? out.data, followRedirects: out.maxRedirects !== 0 };
+    try {
+      const incoming = await this.#fetch(out, (headers) => (sent = headers));
+      const ms = Date.now() - started;
+      return { ...incoming, exchange: this.evidence.add({ ...exchange, requestHeaders: sent, status: incoming.status, responseHeaders: incoming.headers, responseBody: incoming.body, ms }) };
+    } catch (error) {
+      this.evidence.add({ ...exchange, requestHeaders: sent, error: (error as Error).message.split('\n')[0], ms: Date.now() - started });
+      throw error;
+    }
+  }
+
+  /** The request's headers as sent: the suite's User-Agent and a new span of the test's trace, unless the request sets its own. */
+  #headers(out: Outgoing): Record<string, string> {
+    return { 'user-agent': USER_AGENT, traceparent: `00-${this.traceId}-${randomBytes(8).toString('hex')}-01`, ...out.headers };
+  }
+
+  async #fetch(out: Outgoing, onSent: (headers: Record<string, string>) => void): Promise<Incoming> {
     const maxRetries = this.mode.maxRetries ?? 0;
     const what = `${out.method} ${redactUrl(out.url)}`;
     // A GET or HEAD may be sent again whatever happened to it; a POST only where no byte of an answer came back, or
@@ -85,7 +127,9 @@ export class Transport {
       if (waited > 0) this.mode.onWait?.(waited);
       let incoming: Incoming;
       try {
-        incoming = await this.#send(out);
+        const headers = this.#headers(out);
+        onSent(headers);
+        incoming = await this.#send(out, headers);
       } catch (error) {
         const fault = networkFault(error as Error);
         if (fault === undefined || attempt >= maxRetries || !(idempotent || fault === 'reset')) {
@@ -131,13 +175,13 @@ export class Transport {
     await sleep(wait * 1000);
   }
 
-  async #send(out: Outgoing): Promise<Incoming> {
+  async #send(out: Outgoing, headers: Record<string, string>): Promise<Incoming> {
     try {
       const { url, params } = splitSecretQuery(out.url);
       const response = await this.request.fetch(url, {
         params,
         method: out.method,
-        headers: out.headers,
+        headers,
         multipart: this.mode.replay && out.multipart ? await replayForm(out.multipart) : out.multipart,
         data: out.data,
         maxRedirects: out.maxRedirects,

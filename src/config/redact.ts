@@ -91,6 +91,15 @@ function replaceSecrets(text: string, secretsByName: Readonly<Record<string, str
   return out;
 }
 
+/**
+ * For evidence: an Authorization value whose credential is a known secret names it (`Bearer <ACCESS_TOKEN>`), so a
+ * reproducer can send it again from the environment; a scheme alone stays; any other credential is redacted.
+ */
+export function nameCredential(value: string, secretsByName: Readonly<Record<string, string>>): string {
+  const named = replaceSecrets(value, secretsByName, (name) => `<${name}>`);
+  return /^([A-Za-z]{1,20} )?<[A-Z0-9_]+>$|^[A-Za-z]{0,20}$/.test(named) ? named : redactCredential(value);
+}
+
 /** Known secret values (tokens of the configuration, tokens issued) replaced wherever they appear in a text. */
 export function redactText(text: string, secrets: readonly string[]): string {
   return redactUrlsIn(replaceSecrets(text, Object.fromEntries(secrets.map((secret, i) => [i, secret])), () => REDACTED));

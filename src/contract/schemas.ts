@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-// ajv-formats ships CommonJS; under ESM its callable sits on `default`.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+// ajv-formats ships CommonJS; under ESM its callable sits on `default`. The HAR validator uses it too.
+export const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 

@@ -7,7 +7,7 @@
 // a made-up agent, a path no server has).
 import { request } from '@playwright/test';
 import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply } from '../client/api.ts';
-import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
+import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsByName, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
 import { FILE_FORM_KEY, PLATFORM_EXECUTE_PATH, UPLOAD_PATH } from '../contract/contract.ts';
 import { ruleById, type RuleId } from '../contract/rules.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
@@ -70,8 +70,12 @@ export async function preflight(config: SuiteConfig, ratePerWindow: number): Pro
   if (target === undefined) throw new Error('preflight: the configuration names no target');
   const context = await request.newContext();
   try {
-    const transport = new Transport(context, config.requestTimeoutMs, { limiter: new Pace(ratePerWindow, RATE_WINDOW_MS, ratePerWindow / config.rateLimit), maxRetries: config.maxRetries });
-    const api = new Api(transport, target, config, new Evidence(secretsOf(target)), { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
+    const transport = new Transport(context, config.requestTimeoutMs, {
+      limiter: new Pace(ratePerWindow, RATE_WINDOW_MS, ratePerWindow / config.rateLimit),
+      maxRetries: config.maxRetries,
+      evidence: new Evidence(secretsByName(target)),
+    });
+    const api = new Api(transport, target, config, { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
     return await new Checkup(api, transport, target, config).run();
   } finally {
     await context.dispose();

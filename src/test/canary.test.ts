@@ -17,6 +17,7 @@ import { SERVER_SETTINGS } from '../../reference/config.ts';
 import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
 import type { ConformanceReport } from '../report/conformance-reporter.ts';
 import { FILE_FORM_KEY } from '../contract/contract.ts';
+import { REPRODUCERS } from '../client/reproducer.ts';
 import { type Finding, LeakScanner, type ScanResult, zip } from './canary-scan.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -28,7 +29,7 @@ const FAULT_RULE = 'SECURE-SCOPE-REQUIRED';
 const work = mkdtempSync(join(tmpdir(), 'canary-test-'));
 /** Tests that passed; with fewer than all, the artifacts are kept for a look. */
 let passed = 0;
-const TESTS = 4;
+const TESTS = 5;
 after(() => (passed < TESTS ? console.error(`canary test: artifacts kept in ${work}`) : rmSync(work, { recursive: true, force: true })));
 
 // The world with every token replaced by a canary: hex and a name only, so no escaping (JSON, URL, HTML) alters it.
@@ -204,7 +205,7 @@ describe('canary: no token or signed-URL signature reaches any artifact', () => 
       `canary test: scanned ${liveScan.files} files of the live run (${liveScan.redacted} redacted signatures seen), ` +
         `${recordScan.files} of the record run (${recordScan.redacted}), in ${Math.round((Date.now() - started) / 1000)} s (${timings.join(', ')})`,
     );
-  }, { timeout: 240_000 });
+  }, { timeout: 420_000 });
 
   test('the scanner finds canaries and signatures in plain text, zips, gzip and base64', () => {
     const signed = 'http://127.0.0.1:1/files/signed/att-1?expires=2&signature=kS73tayuKtCGQvwAoVeK2m-F7K3ZWpmvWEaDzoE022E';
@@ -230,10 +231,24 @@ describe('canary: no token or signed-URL signature reaches any artifact', () => 
     assert.ok(liveScan.redacted > 0, 'no redacted signature was seen: the scan would not see a signed URL either');
     const allure = join(live.reports, 'allure-results');
     assert.ok(
-      readdirSync(allure).some((name) => readFileSync(join(allure, name), 'utf8').includes('"authorization": "Bearer [REDACTED]"')),
-      'no evidence with a redacted bearer token was found in allure-results',
+      readdirSync(allure).some((name) => readFileSync(join(allure, name), 'utf8').includes('"authorization": "Bearer <FILES_READONLY_TOKEN>"')),
+      'no evidence with a bearer token named in place of its value was found in allure-results',
     );
     assert.deepEqual(liveScan.findings, [], describeFindings(liveScan.findings));
+    passed++;
+  });
+
+  test(`the live run's reproducers of ${FAULT_RULE} name the tokens and hold no canary or signature`, () => {
+    // Scanned with the rest of REPORTS_DIR above; here on their own, so that the scan is seen to reach them.
+    const reproducers = join(live.reports, REPRODUCERS);
+    const scan = new LeakScanner(canaries).scanTree(reproducers, work);
+    const scripts = readdirSync(join(reproducers, FAULT_RULE), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('reproduce.sh'));
+    assert.ok(scripts.length > 0, `no reproduce.sh under ${reproducers}/${FAULT_RULE}`);
+    const script = readFileSync(join(reproducers, FAULT_RULE, scripts[0]), 'utf8');
+    assert.match(script, /"\$NO_FILES_SCOPE_TOKEN"/, 'the token is the environment variable of its setting');
+    // Not vacuous: the signed URL the server gave the token without files.readonly reached them, redacted.
+    assert.ok(scan.redacted > 0, 'no redacted signature was seen in the reproducers');
+    assert.deepEqual(scan.findings, [], describeFindings(scan.findings));
     passed++;
   });
 

@@ -137,13 +137,14 @@ describe('redactText', () => {
 });
 
 describe('Evidence.add', () => {
-  const SECRETS = ['access-0123456789abcdef', 'files-0123456789abcdef'];
+  const BY_NAME = { ACCESS_TOKEN: 'access-0123456789abcdef', FILES_READONLY_TOKEN: 'files-0123456789abcdef' };
+  const SECRETS = Object.values(BY_NAME);
   const [ACCESS, FILES] = SECRETS;
 
   /** The evidence as one text, to search for secrets in every field. */
-  function recorded(exchange: Parameters<Evidence['add']>[0]): string {
-    const evidence = new Evidence(SECRETS);
-    evidence.add(exchange);
+  function recorded(exchange: Omit<Parameters<Evidence['add']>[0], 'startedAt'>): string {
+    const evidence = new Evidence(BY_NAME);
+    evidence.add({ ...exchange, startedAt: new Date(0).toISOString() });
     assert.equal(evidence.exchanges.length, 1);
     return JSON.stringify(evidence.exchanges);
   }
@@ -152,10 +153,13 @@ describe('Evidence.add', () => {
     for (const secret of [...SECRETS, SIGNATURE]) assert.ok(!text.includes(secret), `${secret} stored in ${text}`);
   };
 
-  test('stores no secret of the Authorization header', () => {
+  test('stores no secret of the Authorization header: a known one by its name, any other redacted', () => {
     const text = recorded({ label: 'upload', method: 'POST', url: 'https://api.example.test/upload', requestHeaders: { authorization: `Bearer ${ACCESS}`, version: 'v3' }, ms: 5 });
     assertClean(text);
-    assert.ok(text.includes(`Bearer ${REDACTED}`));
+    assert.ok(text.includes('Bearer <ACCESS_TOKEN>'));
+    for (const [sent, kept] of [[`Basic ${FILES}`, 'Basic <FILES_READONLY_TOKEN>'], [ACCESS, '<ACCESS_TOKEN>'], ['Bearer', 'Bearer'], ['Bearer made-up-0123456789', `Bearer ${REDACTED}`], [`Bearer ${ACCESS}x`, `Bearer ${REDACTED}`]]) {
+      assert.ok(recorded({ label: 'l', method: 'GET', url: 'https://api.example.test/x', requestHeaders: { authorization: sent }, ms: 1 }).includes(`"authorization":"${kept}"`), sent);
+    }
   });
 
   test('stores no signature of the URL', () => {

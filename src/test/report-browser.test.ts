@@ -108,10 +108,10 @@ describe('the reports in a browser', () => {
       await annotated.close();
       await page.getByText('Attachments').first().click();
       await page.getByText('evidence').first().click();
-      // The evidence shows the judged request and its answer, with the token redacted.
+      // The evidence shows the judged request and its answer, with the token named, never its value.
       await page.getByText('"label": "a sixth file is refused"').first().waitFor();
       const text = await page.locator('body').innerText();
-      assert.match(text, /Bearer \[REDACTED\]/);
+      assert.match(text, /Bearer <ACCESS_TOKEN>/);
       assert.doesNotMatch(text, /ref-oauth-location-main/);
       await page.screenshot({ path: join(reports, 'allure-failing-rule.png'), fullPage: true });
     } finally {
