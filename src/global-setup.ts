@@ -7,7 +7,7 @@
 import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, suiteConfig } from './config/config.ts';
+import { ConfigError, replayNotice, suiteConfig } from './config/config.ts';
 import { describePreflight, nothingToCheck, preflight } from './preflight/doctor.ts';
 import { describePace, describeRateShare, paceFile, rateShare } from './client/politeness.ts';
 import { referenceProblems } from './reference-server.ts';
@@ -15,7 +15,9 @@ import { referenceProblems } from './reference-server.ts';
 export default async function globalSetup(playwright: FullConfig): Promise<() => void> {
   const config = suiteConfig();
   const problems = config.reference ? await referenceProblems(config.reference) : [];
-  if (problems.length > 0) throw Object.assign(new ConfigError(problems), { stack: '' });
+  if (problems.length > 0) throw new ConfigError(problems);
+  const notice = replayNotice(config);
+  if (notice) console.log(notice);
   const share = rateShare(config, playwright.shard?.total ?? 1, playwright.workers);
   if (share) console.log(describeRateShare(config.rateLimit, share, playwright.shard, playwright.workers));
   console.log(`Generated requests: seed ${config.generator.seed} (${config.generator.from})`);

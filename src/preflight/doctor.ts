@@ -7,7 +7,7 @@
 // a made-up agent, a path no server has).
 import { request } from '@playwright/test';
 import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply } from '../client/api.ts';
-import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
+import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, replayNotice, SECRETS, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
 import { FILE_FORM_KEY, UPLOAD_PATH } from '../contract/contract.ts';
 import { ruleById, type RuleId } from '../contract/rules.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
@@ -49,16 +49,21 @@ export function nothingToCheck(config: SuiteConfig): string | undefined {
   return undefined;
 }
 
-/** `npm run doctor`: the configuration read from `env`, then the target it names. Exit code 1 on any problem. */
-export async function doctor(env: Record<string, string>): Promise<{ lines: string[]; exitCode: 0 | 1 }> {
+/**
+ * `npm run doctor`: the configuration read from `env` (with `strays`, the names of .env that are no setting), then
+ * the target it names. Exit code 1 on any problem, and where a BASE_URL is set that no run of this mode would judge.
+ */
+export async function doctor(env: Record<string, string>, strays: readonly string[] = []): Promise<{ lines: string[]; exitCode: 0 | 1 }> {
   let config: SuiteConfig;
   try {
-    config = loadConfig(env);
+    config = loadConfig(env, strays);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return { lines: [`Preflight: ${count(error.problems.length, 'problem')} in the configuration (environment or .env)`, ...error.problems.map((line) => `  ${line}`)], exitCode: 1 };
   }
   const nothing = nothingToCheck(config);
+  const notice = replayNotice(config);
+  if (notice !== undefined) return { lines: [`Preflight: nothing to check: ${nothing}`, `  ${notice}`], exitCode: 1 };
   if (nothing !== undefined) return { lines: [`Preflight: nothing to check: ${nothing}`], exitCode: 0 };
   const result = await preflight(config, config.rateLimit);
   return { lines: describePreflight(config, result), exitCode: result.problems.length > 0 ? 1 : 0 };

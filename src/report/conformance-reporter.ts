@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
-import { describeTarget, suiteConfig, type SuiteConfig } from '../config/config.ts';
+import { describeTarget, replayNotice, suiteConfig, type SuiteConfig } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { writeContractPage } from './contract-page.ts';
@@ -142,6 +142,9 @@ export default class ConformanceReporter implements Reporter {
     if (this.#reruns.size > 0) process.stdout.write(`${this.#reruns.size} tests were run once more at the end, their first run having had no verdict for the network: ${[...this.#reruns].map((r) => r.split(':')[0]).join('; ')}\n`);
     // Test counts, SHOULD warnings among the failed; the verdict is the matrix above.
     process.stdout.write(`Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped\n`);
+    // Last, as global setup said first: a replay with a BASE_URL set judged the recordings, not that server.
+    const notice = this.#config && replayNotice(this.#config);
+    if (notice) process.stdout.write(`${notice}\n`);
     const mustBroken = report.rules.some((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error'));
     if (result.status !== 'passed' && result.status !== 'failed') return { status: result.status };
     return { status: mustBroken || this.#globalErrors > 0 ? 'failed' : 'passed' };
