@@ -117,6 +117,12 @@ class Checkup {
   readonly #promised: string[] = [];
   readonly #unseen: string[] = [];
   readonly #absent = new Map<string, Reply>();
+  /**
+   * ACCESS_TOKEN refused on its own upload as a token is refused (401, 403, or exactly as a made-up token): a
+   * configuration problem whatever the rest says (the contract shows no scope for the upload, §5 item 7), named once
+   * the execution has told whether the token reaches LOCATION_ID.
+   */
+  #uploadRefused: { seen: string; asMadeUp: boolean } | undefined;
 
   constructor(
     private readonly api: Api,
@@ -129,9 +135,16 @@ class Checkup {
     if (await this.#reach()) {
       const now = await this.#clock();
       const upload = await this.#unjudged('the upload and its signed URL', () => this.#upload(now === undefined ? undefined : regimeAt(now)));
-      if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
-      if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
-      await this.#unjudged('the operations\' paths', () => this.#routes());
+      // A BASE_URL that serves no API: every further answer would only repeat it.
+      if (!this.#problems.has('BASE_URL')) {
+        if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
+        if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
+        await this.#unjudged('the operations\' paths', () => this.#routes());
+      }
+      // The execution could not tell where the refusal comes from (the network failed it): the upload's refusal alone.
+      if (this.#uploadRefused && !this.#problems.has('ACCESS_TOKEN')) {
+        this.#problem('ACCESS_TOKEN', this.#uploadRefused.seen, `give a valid token of LOCATION_ID that may upload (its scope for POST ${UPLOAD_PATH}: the contract shows none, §5 item 7), and check that LOCATION_ID is its sub-account`);
+      }
     }
     const { tokens } = this.target;
     if (tokens.oauthRefreshToken !== undefined && new SpentRefreshTokens(this.config.stateDir, new URL(this.target.baseUrl).origin).has(tokens.oauthRefreshToken)) {
@@ -216,18 +229,21 @@ class Checkup {
     const fields = this.api.uploadFields({ contactId: this.target.contactId, isSecureAttachment: 'true' });
     const send = (label: string, sent: Fields, auth: Auth = 'access') => this.api.upload(label, { fields: sent, files: [FILE], auth });
     const first = await send('the preflight upload', fields);
+    const refused = `POST ${UPLOAD_PATH} answered ${answer(first)} to the fields ${JSON.stringify(fields)} and ${FILE.name} (${FILE.bytes.length} bytes) under ${FILE_FORM_KEY}`;
+    // Refused, or "accepted" with a body that is no JSON (an HTML page): the answer of a path no server has says BASE_URL.
+    if ((!accepted(first) || first.json() === undefined) && (await this.#routeMissing(first))) {
+      this.#problem('BASE_URL', `does not serve this API: ${refused}, exactly as a path no server has (${first.method} ${ABSENT_PATH})`, 'set BASE_URL to the base address of the API (with its path prefix, if any)');
+      return undefined;
+    }
     if (accepted(first)) {
       this.#accepted.push(`a secure upload to CONVERSATION_ID and CONTACT_ID in LOCATION_ID with ACCESS_TOKEN (${first.status})`);
       if (regime === 'after') this.#unseen.push("CONVERSATION_ID's channel (after the cutover every upload is secure, whatever the channel)");
       return first;
     }
-    const refused = `POST ${UPLOAD_PATH} answered ${answer(first)} to the fields ${JSON.stringify(fields)} and ${FILE.name} (${FILE.bytes.length} bytes) under ${FILE_FORM_KEY}`;
-    if (await this.#routeMissing(first)) {
-      this.#problem('BASE_URL', `${refused}, as a path no server has`, 'set BASE_URL to the base address of the API (with its path prefix, if any)');
-      return undefined;
-    }
-    if (this.#same(first, await send('the same upload with a made-up token', fields, { bearer: MADE_UP }))) {
-      this.#finding('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
+    const madeUp = await send('the same upload with a made-up token', fields, { bearer: MADE_UP });
+    const asMadeUp = this.#same(first, madeUp);
+    if (asMadeUp || refusesToken(first)) {
+      this.#uploadRefused = { seen: `${refused}${asMadeUp ? ', exactly as to a made-up token' : ` (a made-up token: ${madeUp.status})`}`, asMadeUp };
       return undefined;
     }
     const { isSecureAttachment: _secure, ...plain } = fields;
@@ -293,22 +309,31 @@ class Checkup {
   async #execute(): Promise<boolean> {
     const body = { message: MESSAGE, locationId: this.target.locationId };
     const first = await this.api.execute('the preflight execution', { body });
+    const upload = this.#uploadRefused;
     if (accepted(first)) {
       this.#accepted.push(`an execution of AGENT_ID (${first.status})`);
+      if (upload) this.#problem('ACCESS_TOKEN', `${upload.seen}, while it executes AGENT_ID in LOCATION_ID`, `it may not upload: give it the permission to upload into LOCATION_ID (its scope for POST ${UPLOAD_PATH}: the contract shows none, §5 item 7), or give a token that has it`);
       return true;
     }
     // A location the upload already found at fault explains this refusal too.
     if (this.#findings.has('LOCATION_ID')) return false;
     const refused = `POST ${new URL(first.url).pathname} answered ${answer(first)} to ${JSON.stringify(body)}`;
+    const madeUpToken = async () => this.#same(first, await this.api.execute('the same execution with a made-up token', { body, auth: { bearer: MADE_UP } }));
+    const madeUpAgent = async () => this.#same(first, await this.api.execute('the same execution of a made-up agent', { body, agentId: MADE_UP }));
     if (await this.#routeMissing(first)) {
-      if (!this.#problems.has('BASE_URL')) {
+      if (upload) this.#problem('ACCESS_TOKEN', `${upload.seen}; and ${refused}, as a path no server has`, 'give a valid token of LOCATION_ID that may upload, and check BASE_URL');
+      else if (!this.#problems.has('BASE_URL')) {
         this.#finding('BASE_URL', `${refused}, as a path no server has`, 'BASE_URL is right for the upload', { id: 'DEPRECATED-STILL-SERVED', tell: 'the upload at the same BASE_URL was accepted, so the deprecated path is gone from this server' });
       }
-    } else if (this.#same(first, await this.api.execute('the same execution with a made-up token', { body, auth: { bearer: MADE_UP } }))) {
-      // Refused on the upload and the execution as a made-up token is: no verdict of the run would mean anything.
-      if (this.#findings.has('ACCESS_TOKEN')) this.#problem('ACCESS_TOKEN', `refused on the upload and on ${refused}, each time exactly as a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
-      else this.#finding('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a token of LOCATION_ID that may execute agents');
-    } else if (this.#same(first, await this.api.execute('the same execution of a made-up agent', { body, agentId: MADE_UP }))) {
+    } else if (upload) {
+      // Refused on its upload and its execution: no verdict of the run would mean anything.
+      const asMadeUp = upload.asMadeUp && (await madeUpToken());
+      if (asMadeUp) this.#problem('ACCESS_TOKEN', `refused on the upload and on ${refused}, each time exactly as a made-up token`, 'it is unknown or expired: give a valid token of LOCATION_ID that may upload and execute');
+      else this.#problem('ACCESS_TOKEN', `${upload.seen}; and ${refused}`, `either LOCATION_ID=${this.target.locationId} is not the sub-account it belongs to, or it may neither upload nor execute there (the contract shows no scope for either, §5 item 7): check both`);
+    } else if (refusesToken(first) || (await madeUpToken())) {
+      // Refused as a token is, where its upload was accepted: the token's or the agent's setting, never a verdict (§5 item 7).
+      this.#problem('ACCESS_TOKEN', `${refused}, where its upload was accepted`, `either it may not execute agents: give it the permission to (its scope for this path: the contract shows none, §5 item 7); or AGENT_ID=${this.target.agentId} is not an agent of LOCATION_ID: check both`);
+    } else if (await madeUpAgent()) {
       this.#finding('AGENT_ID', `${refused}, exactly as for a made-up agent`, 'give an active agent of LOCATION_ID');
     } else {
       this.#finding('AGENT_ID', refused, 'give an active agent of LOCATION_ID (or a token that may execute it)', {
@@ -363,10 +388,13 @@ class Checkup {
     }
   }
 
-  /** 405, or a 404 the same as the target's answer to a path no server has: the operation is not where it was sent. */
+  /**
+   * 405, or the target's answer to a path no server has (a 404, a static server's 501 or HTML page): the operation is
+   * not where it was sent. Never a 401 or 403, which a gateway may give any path before routing: the token's to explain.
+   */
   async #routeMissing(reply: Reply): Promise<boolean> {
     if (reply.status === 405) return true;
-    if (reply.status !== 404) return false;
+    if (refusesToken(reply)) return false;
     const absent = this.#absent.get(reply.method) ?? (await this.api.anonymous(`${reply.method} a path no server has`, `${this.target.baseUrl}${ABSENT_PATH}`, { method: reply.method, headers: this.api.headers('access') }));
     this.#absent.set(reply.method, absent);
     return this.#same(reply, absent);
@@ -381,6 +409,9 @@ class Checkup {
     return key(a) === key(b);
   }
 }
+
+/** Refused as a token is: 401 (no valid credentials) or 403 (credentials without the right), RFC 9110 §15.5.2, §15.5.4. */
+const refusesToken = (reply: Reply) => reply.status === 401 || reply.status === 403;
 
 /** `3 s ahead of`, `35 d 2 h behind`, `within a second of`. */
 function describeOffset(ms: number): string {
