@@ -8,7 +8,7 @@ import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, replayNotice, suiteConfig } from './config/config.ts';
-import { describePreflight, nothingToCheck, preflight } from './preflight/doctor.ts';
+import { describePreflight, keptStateToCheck, nothingToCheck, preflight } from './preflight/doctor.ts';
 import { describePace, describeRateShare, paceFile, rateShare } from './client/politeness.ts';
 import { referenceProblems } from './reference-server.ts';
 
@@ -21,9 +21,11 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   const share = rateShare(config, playwright.shard?.total ?? 1, playwright.workers);
   if (share) console.log(describeRateShare(config.rateLimit, share, playwright.shard, playwright.workers));
   console.log(`Generated requests: seed ${config.generator.seed} (${config.generator.from})`);
-  if (!config.skipPreflight && nothingToCheck(config) === undefined) {
+  // SKIP_PREFLIGHT=1 (CI's shards, after one preflight of their own) still asks whether the server holds what STATE_DIR
+  // keeps of it, where it keeps some: a shard's state is its own, and a server reset since must not fail on it.
+  if (nothingToCheck(config) === undefined && (!config.skipPreflight || keptStateToCheck(config))) {
     // Before the workers start, the preflight may use the whole shard's budget.
-    const result = await preflight(config, share?.shard ?? config.rateLimit);
+    const result = await preflight(config, share?.shard ?? config.rateLimit, config.skipPreflight);
     const lines = describePreflight(config, result);
     if (result.problems.length > 0) {
       const stop = new Error([...lines, 'Fix these, or set SKIP_PREFLIGHT=1 to run the suite anyway.'].join('\n'));

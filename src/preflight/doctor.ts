@@ -19,6 +19,7 @@ import { redactText } from '../config/redact.ts';
 import { type Regime, regimeAt, ServerClock } from '../time/server-clock.ts';
 import { testFile } from '../files/test-file.ts';
 import { Transport } from '../client/transport.ts';
+import { checkKeptState, hasKeptState, keepsState } from './kept-state.ts';
 
 export interface Preflight {
   /**
@@ -69,19 +70,26 @@ export async function doctor(env: Record<string, string>, strays: readonly strin
   return { lines: describePreflight(config, result), exitCode: result.problems.length > 0 ? 1 : 0 };
 }
 
-/** Checks the configured target, sending at most `ratePerWindow` requests per RATE_WINDOW_MS. */
-export async function preflight(config: SuiteConfig, ratePerWindow: number): Promise<Preflight> {
+/**
+ * Checks the configured target, sending at most `ratePerWindow` requests per RATE_WINDOW_MS. `keptOnly`: only
+ * whether the server still holds what STATE_DIR keeps of it (a run with SKIP_PREFLIGHT=1, where it keeps some).
+ */
+export async function preflight(config: SuiteConfig, ratePerWindow: number, keptOnly = false): Promise<Preflight> {
   const target = config.target;
   if (target === undefined) throw new Error('preflight: the configuration names no target');
   const context = await request.newContext();
   try {
     const transport = new Transport(context, config.requestTimeoutMs, { limiter: new Pace(ratePerWindow, RATE_WINDOW_MS, ratePerWindow / config.rateLimit), maxRetries: config.maxRetries });
     const api = new Api(transport, target, config, new Evidence(secretsOf(target)), { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
-    return await new Checkup(api, transport, target, config).run();
+    const checkup = new Checkup(api, transport, target, config);
+    return await (keptOnly ? checkup.keptOnly() : checkup.run());
   } finally {
     await context.dispose();
   }
 }
+
+/** Whether a run that skips the preflight (SKIP_PREFLIGHT=1) checks the state kept of its target: only where STATE_DIR keeps some. */
+export const keptStateToCheck = (config: SuiteConfig) => config.target !== undefined && keepsState(config, config.target) && hasKeptState(config, config.target);
 
 /** The preflight's report: a heading, then one line per problem (which stops the run), or per finding, or the all-clear's few lines. */
 export function describePreflight(config: SuiteConfig, result: Preflight): string[] {
@@ -138,6 +146,7 @@ class Checkup {
       // A BASE_URL that serves no API: every further answer would only repeat it.
       if (!this.#problems.has('BASE_URL')) {
         if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
+        if (upload) await this.#unjudged(`what ${this.config.stateDir}/ keeps of this server`, () => this.#keptState(upload));
         if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
         await this.#unjudged('the operations\' paths', () => this.#routes());
       }
@@ -152,9 +161,43 @@ class Checkup {
     }
     if (tokens.pit !== undefined) this.#unseen.push('PIT_TOKEN (a target may refuse PITs as it refuses unknown tokens)');
     if (tokens.oauthRefreshToken !== undefined) this.#unseen.push('OAUTH_REFRESH_TOKEN, OAUTH_CLIENT_SECRET (an exchange would spend the refresh token)');
+    return this.#result();
+  }
+
+  /** Only the state kept of the target, beside one secure upload of this run. */
+  async keptOnly(): Promise<Preflight> {
+    const upload = await this.#unjudged('the upload the kept state is asked for beside', () => this.#send('the upload the kept state is asked for beside', this.#uploadFields()));
+    if (upload !== undefined && accepted(upload)) await this.#unjudged(`what ${this.config.stateDir}/ keeps of this server`, () => this.#keptState(upload));
+    return this.#result();
+  }
+
+  #result(): Preflight {
     const line = (title: string, items: string[]) => (items.length > 0 ? [`${title}: ${items.join('; ')}`] : []);
     const notes = [...this.#notes, ...line('accepted', this.#accepted), ...line('as promised', this.#promised), ...line('not seen', this.#unseen)];
     return { problems: [...this.#problems.values()], findings: [...this.#findings].filter(([env]) => !this.#problems.has(env)).map(([, line]) => line), notes };
+  }
+
+  /** The preflight's secure upload to CONVERSATION_ID naming CONTACT_ID too. */
+  #uploadFields(): Fields {
+    return this.api.uploadFields({ contactId: this.target.contactId, isSecureAttachment: 'true' });
+  }
+
+  #send(label: string, sent: Fields, auth: Auth = 'access'): Promise<Reply> {
+    return this.api.upload(label, { fields: sent, files: [FILE], auth });
+  }
+
+  /** What STATE_DIR keeps of the target, still held by the server or lost with it (src/preflight/kept-state.ts). */
+  async #keptState(upload: Reply): Promise<void> {
+    if (!keepsState(this.config, this.target)) return;
+    const state = await checkKeptState(this.api, this.config, this.target, upload);
+    if (state.kind === 'held') this.#promised.push(`what ${this.config.stateDir}/ keeps of this server, which it still holds`);
+    if (state.kind !== 'lost') return;
+    this.#finding(
+      SETTINGS.stateDir.env,
+      `the server holds none of what earlier runs kept of it (${state.seen}), while it gives this run's upload: either it was reset or replaced since`,
+      `what was kept of the server that is gone is forgotten, never judged (${state.forgotten}); to start afresh yourself after a reset: rm -rf ${this.config.stateDir}`,
+      { id: 'PERMANENT-URL-LASTS', tell: "it loses the files it holds, which breaks SECURE-SIGNED-URL too: the run judges both on this run's uploads, kept from now on" },
+    );
   }
 
   /** A probe the network failed (a gateway's 5xx on a POST, faults past the retries): no problem of the setup, the run judges it. */
@@ -185,7 +228,7 @@ class Checkup {
   /** `LOCATION_ID=loc-1`; a secret by its name alone. */
   #named(env: string): string {
     const secret = SECRETS.some((key) => SETTINGS[key].env === env);
-    const values = new Map([...environmentOf(this.target), [SETTINGS.replacementPath.env, this.config.replacementPath]]);
+    const values = new Map([...environmentOf(this.target), [SETTINGS.replacementPath.env, this.config.replacementPath], [SETTINGS.stateDir.env, this.config.stateDir]]);
     return secret || !values.has(env) ? env : `${env}=${values.get(env)}`;
   }
 
@@ -226,8 +269,8 @@ class Checkup {
    * time, and the first change that is accepted names the variable at fault; at most one upload is ever accepted.
    */
   async #upload(regime: Regime | undefined): Promise<Reply | undefined> {
-    const fields = this.api.uploadFields({ contactId: this.target.contactId, isSecureAttachment: 'true' });
-    const send = (label: string, sent: Fields, auth: Auth = 'access') => this.api.upload(label, { fields: sent, files: [FILE], auth });
+    const fields = this.#uploadFields();
+    const send = (label: string, sent: Fields, auth: Auth = 'access') => this.#send(label, sent, auth);
     const first = await send('the preflight upload', fields);
     const refused = `POST ${UPLOAD_PATH} answered ${answer(first)} to the fields ${JSON.stringify(fields)} and ${FILE.name} (${FILE.bytes.length} bytes) under ${FILE_FORM_KEY}`;
     // Refused, or "accepted" with a body that is no JSON (an HTML page): the answer of a path no server has says BASE_URL.

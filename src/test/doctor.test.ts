@@ -17,6 +17,7 @@ import type { StyleName } from '../../reference/style.ts';
 import { loadSeed, worldOf } from '../../reference/world.ts';
 import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
 import { doctor } from '../preflight/doctor.ts';
+import { SpentRefreshTokens } from '../client/refresh-chain.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const seed = loadSeed();
@@ -36,9 +37,13 @@ const seedWithout = (env: string, scope: string) => ({
   tokens: seed.tokens.map((token) => (token.env === env && 'scopes' in token ? { ...token, scopes: token.scopes.filter((held: string) => held !== scope) } : token)),
 });
 
-/** The variables that point the suite at a reference server, with `overrides`. */
+const STATE = mkdtempSync(join(tmpdir(), 'doctor-state-'));
+after(() => rmSync(STATE, { recursive: true, force: true }));
+
+/** The variables that point the suite at a reference server, with `overrides`; what the runs keep, in a folder of these tests. */
 const environmentAt = (server: Listening, overrides: Record<string, string> = {}) => ({
   ...Object.fromEntries(environmentOf(atAddress(world, server.address, TEST_CLOCK_PATH))),
+  [SETTINGS.stateDir.env]: STATE,
   ...overrides,
 });
 
@@ -170,6 +175,35 @@ describe('the preflight, whatever the style', () => {
       }
     });
   }
+
+  test('a server reset since the last preflight: one finding, both readings and the command; what was kept of it is forgotten', async () => {
+    const stateDir = mkdtempSync(join(STATE, 'reset-'));
+    const first = await listenReference({ seed: '1', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+    const port = Number(new URL(first.address).port);
+    const env = environmentAt(first, { [SETTINGS.stateDir.env]: stateDir });
+    // What an earlier run kept of it: the preflight's canary, and the refresh token a run spent on it.
+    assert.equal((await doctor(env)).exitCode, 0);
+    new SpentRefreshTokens(stateDir, new URL(first.address).origin).add(world.tokens.oauthRefreshToken as string);
+    const held = await doctor(env);
+    assert.match(held.lines.join('\n'), /as promised: .*what .* keeps of this server, which it still holds/);
+    assert.match(held.lines.join('\n'), /OAUTH_REFRESH_TOKEN: .*spent by an earlier run/);
+    await first.close();
+    // The same address, a server started afresh: it holds nothing of the first.
+    const second = await listenReference({ seed: '2', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port });
+    try {
+      const { lines, exitCode } = await doctor(env);
+      assert.equal(exitCode, 0, lines.join('\n'));
+      assert.match(lines[0], /: 1 finding \(the run goes on/);
+      assert.match(lines[1], new RegExp(`^ {2}STATE_DIR=${stateDir}: the server holds none of what earlier runs kept of it \\(the preflight upload kept .*: GET /files/d/.* answered 404\\), while it gives this run's upload: either it was reset or replaced since; what was kept of the server that is gone is forgotten, never judged \\(the OAUTH_REFRESH_TOKEN spent on it\\); to start afresh yourself after a reset: rm -rf ${stateDir}; or the server breaks PERMANENT-URL-LASTS`));
+      assert.doesNotMatch(lines.join('\n'), /spent by an earlier run/, 'the refresh checks run on the new server');
+      assert.equal(new SpentRefreshTokens(stateDir, new URL(second.address).origin).has(world.tokens.oauthRefreshToken as string), false);
+      // Named once: the next preflight finds this server's own canary.
+      const again = await doctor(env);
+      assert.match(again.lines[0], /: all clear$/, again.lines.join('\n'));
+    } finally {
+      await second.close();
+    }
+  });
 
   test('a refused upload shows its status, body excerpt and the fields sent, attachmentUrls as it was encoded', async () => {
     const server = await listenReference({ seed: '1', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
