@@ -331,6 +331,17 @@ describe('a configuration error under every command: its lines, no stack trace',
     }
   });
 
+  test('a replay with a BASE_URL in its environment says in its first and last lines that it judged the recordings, not BASE_URL', () => {
+    const reports = mkdtempSync(join(DIR, 'replay-'));
+    const args = [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--grep', 'UPLOAD-ACCEPTED'];
+    const { status, output } = run(args, { BASE_URL: 'https://staging.example.test', REPORTS_DIR: reports, CI: '1' });
+    assert.equal(status, 0, output);
+    const lines = output.split('\n').filter((line) => line.trim() !== '');
+    const notice = /^Not judged: BASE_URL=https:\/\/staging\.example\.test\. SUITE_MODE is replay, so this run judged the recordings in fixtures\/, not that server; set SUITE_MODE=live to judge it$/;
+    assert.match(lines[0], notice, output);
+    assert.match(lines.at(-1) as string, notice, output);
+  });
+
   test('a BASE_URL set while the mode is replay: npm run doctor names it and exits 1', () => {
     const { status, output } = run(doctorScript, { BASE_URL: 'https://staging.example.test' }, ROOT);
     assert.equal(status, 1, output);
