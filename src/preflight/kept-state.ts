@@ -11,7 +11,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { accepted, type Api, type Reply } from '../client/api.ts';
 import { SpentRefreshTokens } from '../client/refresh-chain.ts';
-import type { SuiteConfig, Target } from '../config/config.ts';
+import { secretsOf, type SuiteConfig, type Target } from '../config/config.ts';
+import { redactText } from '../config/redact.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { keptFor } from '../time/aged-state.ts';
 
@@ -105,6 +106,7 @@ export async function checkKeptState(api: Api, config: SuiteConfig, target: Targ
     const forgotten = items.length > 0 ? items.join(', ') : 'the canary alone';
     state = { kind: 'lost', seen: refusals.join('; '), forgotten };
   }
-  writeCanary(config.stateDir, target, url);
+  // A URL carrying a signature or a token is never stored: the next run then asks for the kept uploads alone.
+  if (redactText(url, secretsOf(target)) === url) writeCanary(config.stateDir, target, url);
   return state;
 }

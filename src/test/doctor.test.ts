@@ -3,7 +3,7 @@
 // token in the output. Then a live `npm run conformance` stopped by the preflight: non-zero, the lines, no matrix.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { loadSeed, worldOf } from '../../reference/world.ts';
 import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
 import { doctor } from '../preflight/doctor.ts';
 import { SpentRefreshTokens } from '../client/refresh-chain.ts';
+import { redactText } from '../config/redact.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const seed = loadSeed();
@@ -183,6 +184,9 @@ describe('the preflight, whatever the style', () => {
     const env = environmentAt(first, { [SETTINGS.stateDir.env]: stateDir });
     // What an earlier run kept of it: the preflight's canary, and the refresh token a run spent on it.
     assert.equal((await doctor(env)).exitCode, 0);
+    const canary = readdirSync(stateDir).map((name) => readFileSync(join(stateDir, name), 'utf8'));
+    assert.equal(canary.length, 1);
+    assert.equal(redactText(canary[0], SECRET_VALUES), canary[0], 'the canary holds no token and no signature');
     new SpentRefreshTokens(stateDir, new URL(first.address).origin).add(world.tokens.oauthRefreshToken as string);
     const held = await doctor(env);
     assert.match(held.lines.join('\n'), /as promised: .*what .* keeps of this server, which it still holds/);
