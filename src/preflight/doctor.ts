@@ -1,7 +1,7 @@
 // The preflight (`npm run doctor`, and the start of a live `npm run conformance`): before any test, is the target
 // reachable, and does each variable hold what it promises? Each problem is one line: the variable, what was seen,
-// what to do. It sends what a run sends anyway (one small upload, one execution) and requests the target refuses,
-// through the suite's own client: answers are redacted, the rate limit and retries hold, no token is ever printed.
+// what to do. It sends what a run sends anyway (one small upload, one execution), requests the target refuses, and
+// asks for what STATE_DIR keeps of the target (src/preflight/kept-state.ts), through the suite's own client: answers are redacted, the rate limit and retries hold, no token is ever printed.
 // Error codes are not shown by the contract, so it judges no code: an answer is an acceptance or a refusal, and a
 // refusal is explained by comparing it with the answer to the same request changed in one place (a made-up token,
 // a made-up agent, a path no server has).
@@ -23,8 +23,8 @@ import { checkKeptState, hasKeptState, keepsState } from './kept-state.ts';
 
 export interface Preflight {
   /**
-   * What makes every verdict meaningless, and stops the run: the target unreachable, or ACCESS_TOKEN refused everywhere
-   * as a made-up token is. The variable, what was seen, what to do.
+   * What makes every verdict meaningless, and stops the run: the target unreachable or serving no API, or ACCESS_TOKEN
+   * refused as a token is on its own upload or execution. The variable, what was seen, what to do.
    */
   problems: string[];
   /**
