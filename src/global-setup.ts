@@ -33,7 +33,8 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
       stop.stack = stop.message;
       throw stop;
     }
-    console.log(lines.join('\n'));
+    // Skipped, the preflight speaks only of a server that lost what STATE_DIR keeps: no all-clear it did not check.
+    if (!config.skipPreflight || result.findings.length > 0) console.log(lines.join('\n'));
   }
   // Allure adds results to its folder and never removes any: a report of it would show earlier runs' results as
   // retries of this run's tests. A blob report is written by sharded runs only; an older one is not this run's.
