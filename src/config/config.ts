@@ -197,6 +197,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Every setting's variable: a name of `.env` outside them takes no part. */
+const SETTING_NAMES: readonly string[] = Object.values(SETTINGS).map((setting) => setting.env);
+
 /** What the configuration is read from: the variables, and the names of `.env` that are no setting (they take no part). */
 export interface Environment {
   readonly values: Record<string, string>;
@@ -218,8 +221,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath
   for (const [name, value] of Object.entries(fromFile)) if (!strays.includes(name) && merged[name] === undefined) merged[name] = value as string;
   return { values: set(merged), strays };
 }
-
-const SETTING_NAMES: readonly string[] = Object.values(SETTINGS).map((setting) => setting.env);
 
 /** The setting a mistyped name most likely meant: the fewest single-character edits away (Levenshtein). */
 export function closestSetting(name: string): string {
