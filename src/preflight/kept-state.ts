@@ -17,8 +17,6 @@ import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { keptFor } from '../time/aged-state.ts';
 
 const CANARY_FORMAT = 'conformance-server-canary/1';
-/** Kept uploads asked for beside the canary: enough to tell a server that lost everything from one that lost one file. */
-const PROBED = 2;
 
 interface Canary {
   format: typeof CANARY_FORMAT;
@@ -82,9 +80,12 @@ export async function checkKeptState(api: Api, config: SuiteConfig, target: Targ
   const kept = keptFor(config.stateDir, target);
   // A URL this run's upload was given proves nothing of an earlier one: a server started afresh may hand out its URLs
   // again (the reference with a fixed SEED), and one that names files by their content gives the same file one URL.
+  // Beside the canary, the newest kept upload of each kind, secure and permanent: a server that lost one kind alone
+  // (the permanent files at the change of 30 November 2026, say) still holds the other, and that loss is its verdict.
+  const newest = (secure: boolean) => kept.find((upload) => (slugOf(upload.urls[0]) !== undefined) === secure);
   const probes = [
     ...(canary ? [{ what: `the preflight upload kept ${canary.keptAt}`, url: canary.url }] : []),
-    ...kept.slice(0, PROBED).map((upload) => ({ what: `an upload kept ${new Date(upload.uploadedAt).toISOString()}`, url: upload.urls[0] })),
+    ...[newest(true), newest(false)].flatMap((upload) => (upload ? [{ what: `an upload kept ${new Date(upload.uploadedAt).toISOString()}`, url: upload.urls[0] }] : [])),
   ].filter((probe) => probe.url !== url);
   let state: KeptState = { kind: 'none' };
   const refusals: string[] = [];
