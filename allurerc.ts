@@ -7,7 +7,7 @@ import { readEnvironment, settingOf } from './src/config/config.ts';
 
 export default defineConfig({
   name: 'Platform API conformance',
-  historyPath: `${settingOf(readEnvironment(), 'reportsDir')}/allure-history.jsonl`,
+  historyPath: `${settingOf(readEnvironment().values, 'reportsDir')}/allure-history.jsonl`,
   plugins: {
     awesome: { options: { reportName: 'Platform API conformance', singleFile: true, groupBy: ['epic', 'feature', 'story'] } },
   },

@@ -1,10 +1,10 @@
 import { defineConfig } from '@playwright/test';
-import { suiteConfig } from './src/config/config.ts';
+import { commandConfig } from './src/config/config.ts';
 import { contractLink } from './src/report/contract-page.ts';
 import { testsOfRule } from './src/contract/rules.ts';
 import type { TimeTravelMode } from './src/time/time-travel.ts';
 
-const config = suiteConfig();
+const config = commandConfig();
 // A given target's own test clock is shared by everything that talks to it: while a test moves it, no other test
 // may run. The reference server runs one per worker and replay has no clock, so they keep both workers.
 // The blob report exists to merge shards (npx playwright merge-reports): an unsharded run does not write it.

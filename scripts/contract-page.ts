@@ -3,13 +3,13 @@
 // of, as the conformance reporter wrote them (conformance.json under REPORTS_DIR); then where each report of the run is.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { suiteConfig } from '../src/config/config.ts';
+import { commandConfig } from '../src/config/config.ts';
 import { writeContractPage } from '../src/report/contract-page.ts';
 import type { ConformanceReport } from '../src/report/verdicts.ts';
 
 const [dir] = process.argv.slice(2);
 if (dir === undefined) throw new Error('usage: tsx scripts/contract-page.ts <report folder>');
-const { reportsDir } = suiteConfig();
+const { reportsDir } = commandConfig();
 const file = join(reportsDir, 'conformance.json');
 const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport) : undefined;
 writeContractPage(dir, report && { report, htmlReport: relative(dir, join(reportsDir, 'html', 'index.html')) });

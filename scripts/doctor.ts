@@ -2,6 +2,7 @@
 import { readEnvironment } from '../src/config/config.ts';
 import { doctor } from '../src/preflight/doctor.ts';
 
-const { lines, exitCode } = await doctor(readEnvironment());
+const { values, strays } = readEnvironment();
+const { lines, exitCode } = await doctor(values, strays);
 console.log(lines.join('\n'));
 process.exitCode = exitCode;

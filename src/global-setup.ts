@@ -7,8 +7,8 @@
 import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, suiteConfig } from './config/config.ts';
-import { describePreflight, nothingToCheck, preflight } from './preflight/doctor.ts';
+import { ConfigError, replayNotice, suiteConfig } from './config/config.ts';
+import { describePreflight, keptStateToCheck, nothingToCheck, preflight } from './preflight/doctor.ts';
 import { describePace, describeRateShare, paceFile, rateShare } from './client/politeness.ts';
 import { REPRODUCERS } from './client/reproducer.ts';
 import { referenceProblems } from './reference-server.ts';
@@ -16,13 +16,24 @@ import { referenceProblems } from './reference-server.ts';
 export default async function globalSetup(playwright: FullConfig): Promise<() => void> {
   const config = suiteConfig();
   const problems = config.reference ? await referenceProblems(config.reference) : [];
-  if (problems.length > 0) throw Object.assign(new ConfigError(problems), { stack: '' });
+  if (problems.length > 0) throw new ConfigError(problems);
+  const notice = replayNotice(config);
+  if (notice) console.log(notice);
   const share = rateShare(config, playwright.shard?.total ?? 1, playwright.workers);
   if (share) console.log(describeRateShare(config.rateLimit, share, playwright.shard, playwright.workers));
   console.log(`Generated requests: seed ${config.generator.seed} (${config.generator.from})`);
-  if (!config.skipPreflight && nothingToCheck(config) === undefined) {
+  // Before the preflight, so that a run it stops leaves none of an earlier run's results either.
+  // Allure adds results to its folder and never removes any: a report of it would show earlier runs' results as
+  // retries of this run's tests. A blob report is written by sharded runs only; an older one is not this run's.
+  rmSync(join(config.reportsDir, 'allure-results'), { recursive: true, force: true });
+  if (!playwright.shard) rmSync(join(config.reportsDir, 'blob'), { recursive: true, force: true });
+  // A reproducer left by an earlier run would stand for a failure this run may not have.
+  if (!playwright.shard) rmSync(join(config.reportsDir, REPRODUCERS), { recursive: true, force: true });
+  // SKIP_PREFLIGHT=1 (CI's shards, after one preflight of their own) still asks whether the server holds what STATE_DIR
+  // keeps of it, where it keeps some: a shard's state is its own, and a server reset since must not fail on it.
+  if (nothingToCheck(config) === undefined && (!config.skipPreflight || keptStateToCheck(config))) {
     // Before the workers start, the preflight may use the whole shard's budget.
-    const result = await preflight(config, share?.shard ?? config.rateLimit);
+    const result = await preflight(config, share?.shard ?? config.rateLimit, config.skipPreflight);
     const lines = describePreflight(config, result);
     if (result.problems.length > 0) {
       const stop = new Error([...lines, 'Fix these, or set SKIP_PREFLIGHT=1 to run the suite anyway.'].join('\n'));
@@ -30,14 +41,9 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
       stop.stack = stop.message;
       throw stop;
     }
-    console.log(lines.join('\n'));
+    // Skipped, the preflight speaks only of a server that lost what STATE_DIR keeps: no all-clear it did not check.
+    if (!config.skipPreflight || result.findings.length > 0) console.log(lines.join('\n'));
   }
-  // Allure adds results to its folder and never removes any: a report of it would show earlier runs' results as
-  // retries of this run's tests. A blob report is written by sharded runs only; an older one is not this run's.
-  rmSync(join(config.reportsDir, 'allure-results'), { recursive: true, force: true });
-  if (!playwright.shard) rmSync(join(config.reportsDir, 'blob'), { recursive: true, force: true });
-  // A reproducer left by an earlier run would stand for a failure this run may not have.
-  if (!playwright.shard) rmSync(join(config.reportsDir, REPRODUCERS), { recursive: true, force: true });
   if (config.mode === 'record') rmSync(config.fixturesDir, { recursive: true, force: true });
   // The pace the workers share starts at the ceiling; at the end, the run says how far the server made it slow down.
   rmSync(paceFile(config.reportsDir), { force: true });

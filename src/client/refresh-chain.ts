@@ -35,7 +35,16 @@ export class SpentRefreshTokens {
   }
 
   add(token: string): void {
-    const digests = new Set(this.#read()).add(this.#digest(token));
+    this.#write(new Set(this.#read()).add(this.#digest(token)));
+  }
+
+  /** The server that it was spent on lost its state (reset or replaced): a fresh one may take it again. */
+  forget(token: string): void {
+    const digests = new Set(this.#read());
+    if (digests.delete(this.#digest(token))) this.#write(digests);
+  }
+
+  #write(digests: Set<string>): void {
     mkdirSync(dirname(this.#file), { recursive: true });
     writeFileSync(`${this.#file}.${process.pid}`, `${JSON.stringify([...digests], null, 2)}\n`);
     renameSync(`${this.#file}.${process.pid}`, this.#file);

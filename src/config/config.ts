@@ -143,6 +143,8 @@ export interface SuiteConfig {
   readonly githubStepSummary?: string;
   /** The target given by the environment (live, record) or the recorded one (replay); absent for the reference server. */
   readonly target?: Target;
+  /** Replay with a BASE_URL set: the address this run does not judge (replayNotice). */
+  readonly notJudged?: string;
   /** Set when the suite starts its own reference server per worker. */
   readonly reference?: ReferenceSettings;
   /** npm run mutation: one project per fault of reference/faults.ts, baseline or sampled style, with only some rules' tests or all. */
@@ -183,24 +185,60 @@ export function readRecordedTarget(fixturesDir: string): RecordedTarget {
   return JSON.parse(readFileSync(file, 'utf8')) as RecordedTarget;
 }
 
-/** Every problem of a configuration at once, each naming its variable. */
+/** Every problem of a configuration at once, each naming its variable and the fix. */
 export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`The suite's configuration is incomplete (environment or .env):\n  - ${problems.join('\n  - ')}`);
+  declare readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`The suite's configuration has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; fix each in the environment or .env (.env.example lists every setting):\n  - ${problems.join('\n  - ')}`);
+    // Whoever prints it (Node, Playwright, a script) shows these lines alone: no stack trace, no dump of the fields.
+    Object.defineProperty(this, 'problems', { value: problems, enumerable: false });
+    this.stack = this.message;
   }
+}
+
+/** Every setting's variable: a name of `.env` outside them takes no part. */
+const SETTING_NAMES: readonly string[] = Object.values(SETTINGS).map((setting) => setting.env);
+
+/** What the configuration is read from: the variables, and the names of `.env` that are no setting (they take no part). */
+export interface Environment {
+  readonly values: Record<string, string>;
+  readonly strays: readonly string[];
 }
 
 /**
  * The environment the configuration is read from: the process environment over `.env` (dotenv).
  * Blank values count as unset, in both: an empty variable (CI passes unset secrets as '') lets `.env` fill it, and
- * an empty line of `.env` (each of .env.example's) leaves the default.
+ * an empty line of `.env` (each of .env.example's) leaves the default. A name of `.env` that is no setting is kept
+ * aside, so that a mistyped one is named rather than silently ignored.
  */
-export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath: string | false = '.env'): Record<string, string> {
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath: string | false = '.env'): Environment {
   const set = (vars: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(vars).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''));
   const merged = set(env);
-  if (dotenvPath !== false) loadDotenv({ path: dotenvPath, processEnv: merged, quiet: true });
-  return set(merged);
+  const fromFile: NodeJS.ProcessEnv = {};
+  if (dotenvPath !== false) loadDotenv({ path: dotenvPath, processEnv: fromFile, quiet: true });
+  const strays = Object.keys(fromFile).filter((name) => !SETTING_NAMES.includes(name));
+  for (const [name, value] of Object.entries(fromFile)) if (!strays.includes(name) && merged[name] === undefined) merged[name] = value as string;
+  return { values: set(merged), strays };
 }
+
+/** The setting a mistyped name most likely meant: the fewest single-character edits away (Levenshtein). */
+export function closestSetting(name: string): string {
+  const distance = (a: string, b: string) => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i];
+      for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row = next;
+    }
+    return row[b.length];
+  };
+  const upper = name.toUpperCase();
+  return SETTING_NAMES.reduce((best, known) => (distance(upper, known) < distance(upper, best) ? known : best));
+}
+
+/** A name of `.env` that is no setting, as a problem: it takes no part, so a typo would silently leave a setting unset. */
+const strayProblem = (name: string) => `${name} (in .env) is not a setting of the suite and takes no part: did you mean ${closestSetting(name)}? Rename it, or remove it`;
 
 /** GENERATOR_SEED; else 1 in replay and record, whose fixtures are made at it; else the checked-out commit's, so each commit draws anew. */
 function generatorSeed(value: string | undefined, mode: Mode, problems: string[]): SuiteConfig['generator'] {
@@ -227,16 +265,36 @@ let resolved: SuiteConfig | undefined;
 
 /** This process's configuration, resolved on first use: playwright.config.ts, the setup, the reporter and each worker read this. */
 export function suiteConfig(): SuiteConfig {
-  resolved ??= loadConfig(readEnvironment());
+  if (resolved === undefined) {
+    const { values, strays } = readEnvironment();
+    resolved = loadConfig(values, strays);
+  }
   return resolved;
 }
 
-/** Validates and resolves the configuration; every problem is reported at once, each naming its variable and purpose. */
-export function loadConfig(merged: Record<string, string>): SuiteConfig {
+/**
+ * suiteConfig() at a command's entry point (playwright.config.ts, a script): a configuration error ends the process
+ * with its lines alone, since Node would print it with a stack trace or in brackets.
+ */
+export function commandConfig(): SuiteConfig {
+  try {
+    return suiteConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * Validates and resolves the configuration; every problem is reported at once, each naming its variable and purpose.
+ * `strays`: the names of `.env` that are no setting (readEnvironment).
+ */
+export function loadConfig(merged: Record<string, string>, strays: readonly string[] = []): SuiteConfig {
   const explicit = merged[SETTINGS.explicit.env];
   if (explicit !== undefined) return deepFreeze(JSON.parse(explicit) as SuiteConfig);
   const raw = (key: Key) => settingOf(merged, key);
-  const problems: string[] = [];
+  const problems: string[] = strays.map(strayProblem);
 
   const mode = raw('mode') as Mode;
   if (!['replay', 'live', 'record'].includes(mode)) problems.push(`SUITE_MODE=${mode} is not one of replay, live, record`);
@@ -289,7 +347,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
       const { testClockUrl, freshEachTest } = recorded.target;
       const target = { ...pickIds(recorded.target), tokens, baseUrl: REPLAY_BASE_URL, testClockUrl: testClockUrl?.replace(BASE_PLACEHOLDER, REPLAY_BASE_URL), freshEachTest };
       const { apiVersion, replacementPath, locationTokenBody = config.locationTokenBody } = recorded;
-      config = { ...config, apiVersion, replacementPath, locationTokenBody, target: target as Target };
+      config = { ...config, apiVersion, replacementPath, locationTokenBody, target: target as Target, ...(raw('baseUrl') === undefined ? {} : { notJudged: raw('baseUrl') }) };
     } catch (error) {
       problems.push((error as Error).message);
     }
@@ -303,7 +361,7 @@ export function loadConfig(merged: Record<string, string>): SuiteConfig {
     const missing = (Object.keys(SETTINGS) as Key[]).filter((key) => (SETTINGS[key] as Setting).requiredForTarget && raw(key) === undefined);
     problems.push(...missing.map((key) => `${SETTINGS[key].env} is missing: ${SETTINGS[key].purpose}`));
     const baseUrl = raw('baseUrl');
-    if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) problems.push(`BASE_URL=${baseUrl} is not an http(s) address`);
+    if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) problems.push(`BASE_URL=${baseUrl} is not an http(s) address: write it whole, with its scheme (https://${baseUrl.replace(/^[a-z]+:\/*/i, '')})`);
     const production = (raw('productionHosts') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean);
     const host = baseUrl !== undefined && URL.canParse(baseUrl) ? new URL(baseUrl).hostname.toLowerCase() : undefined;
     if (host !== undefined && production.includes(host) && raw('allowProduction') !== '1') {
@@ -352,6 +410,16 @@ export function secretsByName(target: TargetWorld): Record<string, string> {
 /** Every secret of a target, for redaction. */
 export function secretsOf(target: TargetWorld): string[] {
   return Object.values(secretsByName(target));
+}
+
+/**
+ * Replay with a BASE_URL in its environment: the run's first line (global setup) and last (the reporter) say that
+ * it judged the recordings, not that address, so that a mode left at its default (or mistyped) never passes for a
+ * verdict on the server.
+ */
+export function replayNotice(config: SuiteConfig): string | undefined {
+  if (config.notJudged === undefined) return undefined;
+  return `Not judged: BASE_URL=${config.notJudged}. SUITE_MODE is replay, so this run judged the recordings in ${config.fixturesDir}/, not that server; set SUITE_MODE=live to judge it`;
 }
 
 /** The target in words, without credentials: its origin, the reference server (with the project's fault), or the recordings. */

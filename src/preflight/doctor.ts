@@ -1,13 +1,13 @@
 // The preflight (`npm run doctor`, and the start of a live `npm run conformance`): before any test, is the target
 // reachable, and does each variable hold what it promises? Each problem is one line: the variable, what was seen,
-// what to do. It sends what a run sends anyway (one small upload, one execution) and requests the target refuses,
-// through the suite's own client: answers are redacted, the rate limit and retries hold, no token is ever printed.
+// what to do. It sends what a run sends anyway (one small upload, one execution), requests the target refuses, and
+// asks for what STATE_DIR keeps of the target (src/preflight/kept-state.ts), through the suite's own client: answers are redacted, the rate limit and retries hold, no token is ever printed.
 // Error codes are not shown by the contract, so it judges no code: an answer is an acceptance or a refusal, and a
 // refusal is explained by comparing it with the answer to the same request changed in one place (a made-up token,
 // a made-up agent, a path no server has).
 import { request } from '@playwright/test';
 import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply } from '../client/api.ts';
-import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, SECRETS, secretsByName, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
+import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, replayNotice, SECRETS, secretsByName, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
 import { FILE_FORM_KEY, PLATFORM_EXECUTE_PATH, UPLOAD_PATH } from '../contract/contract.ts';
 import { ruleById, type RuleId } from '../contract/rules.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
@@ -19,11 +19,12 @@ import { redactText } from '../config/redact.ts';
 import { type Regime, regimeAt, ServerClock } from '../time/server-clock.ts';
 import { testFile } from '../files/test-file.ts';
 import { Transport } from '../client/transport.ts';
+import { checkKeptState, hasKeptState, keepsState } from './kept-state.ts';
 
 export interface Preflight {
   /**
-   * What makes every verdict meaningless, and stops the run: the target unreachable, or ACCESS_TOKEN refused everywhere
-   * as a made-up token is. The variable, what was seen, what to do.
+   * What makes every verdict meaningless, and stops the run: the target unreachable or serving no API, or ACCESS_TOKEN
+   * refused as a token is on its own upload or execution. The variable, what was seen, what to do.
    */
   problems: string[];
   /**
@@ -49,23 +50,31 @@ export function nothingToCheck(config: SuiteConfig): string | undefined {
   return undefined;
 }
 
-/** `npm run doctor`: the configuration read from `env`, then the target it names. Exit code 1 on any problem. */
-export async function doctor(env: Record<string, string>): Promise<{ lines: string[]; exitCode: 0 | 1 }> {
+/**
+ * `npm run doctor`: the configuration read from `env` (with `strays`, the names of .env that are no setting), then
+ * the target it names. Exit code 1 on any problem, and where a BASE_URL is set that no run of this mode would judge.
+ */
+export async function doctor(env: Record<string, string>, strays: readonly string[] = []): Promise<{ lines: string[]; exitCode: 0 | 1 }> {
   let config: SuiteConfig;
   try {
-    config = loadConfig(env);
+    config = loadConfig(env, strays);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return { lines: [`Preflight: ${count(error.problems.length, 'problem')} in the configuration (environment or .env)`, ...error.problems.map((line) => `  ${line}`)], exitCode: 1 };
   }
   const nothing = nothingToCheck(config);
+  const notice = replayNotice(config);
+  if (notice !== undefined) return { lines: [`Preflight: nothing to check: ${nothing}`, `  ${notice}`], exitCode: 1 };
   if (nothing !== undefined) return { lines: [`Preflight: nothing to check: ${nothing}`], exitCode: 0 };
   const result = await preflight(config, config.rateLimit);
   return { lines: describePreflight(config, result), exitCode: result.problems.length > 0 ? 1 : 0 };
 }
 
-/** Checks the configured target, sending at most `ratePerWindow` requests per RATE_WINDOW_MS. */
-export async function preflight(config: SuiteConfig, ratePerWindow: number): Promise<Preflight> {
+/**
+ * Checks the configured target, sending at most `ratePerWindow` requests per RATE_WINDOW_MS. `keptOnly`: only
+ * whether the server still holds what STATE_DIR keeps of it (a run with SKIP_PREFLIGHT=1, where it keeps some).
+ */
+export async function preflight(config: SuiteConfig, ratePerWindow: number, keptOnly = false): Promise<Preflight> {
   const target = config.target;
   if (target === undefined) throw new Error('preflight: the configuration names no target');
   const context = await request.newContext();
@@ -76,11 +85,15 @@ export async function preflight(config: SuiteConfig, ratePerWindow: number): Pro
       evidence: new Evidence(secretsByName(target)),
     });
     const api = new Api(transport, target, config, { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
-    return await new Checkup(api, transport, target, config).run();
+    const checkup = new Checkup(api, transport, target, config);
+    return await (keptOnly ? checkup.keptOnly() : checkup.run());
   } finally {
     await context.dispose();
   }
 }
+
+/** Whether a run that skips the preflight (SKIP_PREFLIGHT=1) checks the state kept of its target: only where STATE_DIR keeps some. */
+export const keptStateToCheck = (config: SuiteConfig) => config.target !== undefined && keepsState(config, config.target) && hasKeptState(config, config.target);
 
 /** The preflight's report: a heading, then one line per problem (which stops the run), or per finding, or the all-clear's few lines. */
 export function describePreflight(config: SuiteConfig, result: Preflight): string[] {
@@ -116,6 +129,12 @@ class Checkup {
   readonly #promised: string[] = [];
   readonly #unseen: string[] = [];
   readonly #absent = new Map<string, Reply>();
+  /**
+   * ACCESS_TOKEN refused on its own upload as a token is refused (401, 403, or exactly as a made-up token): a
+   * configuration problem whatever the rest says (the contract shows no scope for the upload, §5 item 7), named once
+   * the execution has told whether the token reaches LOCATION_ID.
+   */
+  #uploadRefused: { seen: string; asMadeUp: boolean } | undefined;
 
   constructor(
     private readonly api: Api,
@@ -128,9 +147,17 @@ class Checkup {
     if (await this.#reach()) {
       const now = await this.#clock();
       const upload = await this.#unjudged('the upload and its signed URL', () => this.#upload(now === undefined ? undefined : regimeAt(now)));
-      if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
-      if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
-      await this.#unjudged('the operations\' paths', () => this.#routes());
+      // A BASE_URL that serves no API: every further answer would only repeat it.
+      if (!this.#problems.has('BASE_URL')) {
+        if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
+        if (upload) await this.#unjudged(`what ${this.config.stateDir}/ keeps of this server`, () => this.#keptState(upload));
+        if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
+        await this.#unjudged('the operations\' paths', () => this.#routes());
+      }
+      // The execution could not tell where the refusal comes from (the network failed it): the upload's refusal alone.
+      if (this.#uploadRefused && !this.#problems.has('ACCESS_TOKEN')) {
+        this.#problem('ACCESS_TOKEN', this.#uploadRefused.seen, `give a valid token of LOCATION_ID that may upload (its scope for POST ${UPLOAD_PATH}: the contract shows none, §5 item 7), and check that LOCATION_ID is its sub-account`);
+      }
     }
     const { tokens } = this.target;
     if (tokens.oauthRefreshToken !== undefined && new SpentRefreshTokens(this.config.stateDir, new URL(this.target.baseUrl).origin).has(tokens.oauthRefreshToken)) {
@@ -138,9 +165,43 @@ class Checkup {
     }
     if (tokens.pit !== undefined) this.#unseen.push('PIT_TOKEN (a target may refuse PITs as it refuses unknown tokens)');
     if (tokens.oauthRefreshToken !== undefined) this.#unseen.push('OAUTH_REFRESH_TOKEN, OAUTH_CLIENT_SECRET (an exchange would spend the refresh token)');
+    return this.#result();
+  }
+
+  /** Only the state kept of the target, beside one secure upload of this run. */
+  async keptOnly(): Promise<Preflight> {
+    const upload = await this.#unjudged('the upload the kept state is asked for beside', () => this.#send('the upload the kept state is asked for beside', this.#uploadFields()));
+    if (upload !== undefined && accepted(upload)) await this.#unjudged(`what ${this.config.stateDir}/ keeps of this server`, () => this.#keptState(upload));
+    return this.#result();
+  }
+
+  #result(): Preflight {
     const line = (title: string, items: string[]) => (items.length > 0 ? [`${title}: ${items.join('; ')}`] : []);
     const notes = [...this.#notes, ...line('accepted', this.#accepted), ...line('as promised', this.#promised), ...line('not seen', this.#unseen)];
     return { problems: [...this.#problems.values()], findings: [...this.#findings].filter(([env]) => !this.#problems.has(env)).map(([, line]) => line), notes };
+  }
+
+  /** The preflight's secure upload to CONVERSATION_ID naming CONTACT_ID too. */
+  #uploadFields(): Fields {
+    return this.api.uploadFields({ contactId: this.target.contactId, isSecureAttachment: 'true' });
+  }
+
+  #send(label: string, sent: Fields, auth: Auth = 'access'): Promise<Reply> {
+    return this.api.upload(label, { fields: sent, files: [FILE], auth });
+  }
+
+  /** What STATE_DIR keeps of the target, still held by the server or lost with it (src/preflight/kept-state.ts). */
+  async #keptState(upload: Reply): Promise<void> {
+    if (!keepsState(this.config, this.target)) return;
+    const state = await checkKeptState(this.api, this.config, this.target, upload);
+    if (state.kind === 'held') this.#promised.push(`what ${this.config.stateDir}/ keeps of this server, which it still holds`);
+    if (state.kind !== 'lost') return;
+    this.#finding(
+      SETTINGS.stateDir.env,
+      `the server holds none of what earlier runs kept of it (${state.seen}), while it gives this run's upload: either it was reset or replaced since`,
+      `what was kept of the server that is gone is forgotten, never judged (${state.forgotten}); to start afresh yourself after a reset: rm -rf ${this.config.stateDir}`,
+      { id: 'PERMANENT-URL-LASTS', tell: "it loses the files it holds, which breaks SECURE-SIGNED-URL too: the run judges both on this run's uploads, kept from now on" },
+    );
   }
 
   /** A probe the network failed (a gateway's 5xx on a POST, faults past the retries): no problem of the setup, the run judges it. */
@@ -171,7 +232,7 @@ class Checkup {
   /** `LOCATION_ID=loc-1`; a secret by its name alone. */
   #named(env: string): string {
     const secret = SECRETS.some((key) => SETTINGS[key].env === env);
-    const values = new Map([...environmentOf(this.target), [SETTINGS.replacementPath.env, this.config.replacementPath]]);
+    const values = new Map([...environmentOf(this.target), [SETTINGS.replacementPath.env, this.config.replacementPath], [SETTINGS.stateDir.env, this.config.stateDir]]);
     return secret || !values.has(env) ? env : `${env}=${values.get(env)}`;
   }
 
@@ -212,21 +273,24 @@ class Checkup {
    * time, and the first change that is accepted names the variable at fault; at most one upload is ever accepted.
    */
   async #upload(regime: Regime | undefined): Promise<Reply | undefined> {
-    const fields = this.api.uploadFields({ contactId: this.target.contactId, isSecureAttachment: 'true' });
-    const send = (label: string, sent: Fields, auth: Auth = 'access') => this.api.upload(label, { fields: sent, files: [FILE], auth });
+    const fields = this.#uploadFields();
+    const send = (label: string, sent: Fields, auth: Auth = 'access') => this.#send(label, sent, auth);
     const first = await send('the preflight upload', fields);
+    const refused = `POST ${UPLOAD_PATH} answered ${answer(first)} to the fields ${JSON.stringify(fields)} and ${FILE.name} (${FILE.bytes.length} bytes) under ${FILE_FORM_KEY}`;
+    // Refused, or "accepted" with a body that is no JSON (an HTML page): the answer of a path no server has says BASE_URL.
+    if ((!accepted(first) || first.json() === undefined) && (await this.#routeMissing(first))) {
+      this.#problem('BASE_URL', `does not serve this API: ${refused}, exactly as a path no server has (${first.method} ${ABSENT_PATH})`, 'set BASE_URL to the base address of the API (with its path prefix, if any)');
+      return undefined;
+    }
     if (accepted(first)) {
       this.#accepted.push(`a secure upload to CONVERSATION_ID and CONTACT_ID in LOCATION_ID with ACCESS_TOKEN (${first.status})`);
       if (regime === 'after') this.#unseen.push("CONVERSATION_ID's channel (after the cutover every upload is secure, whatever the channel)");
       return first;
     }
-    const refused = `POST ${UPLOAD_PATH} answered ${answer(first)} to the fields ${JSON.stringify(fields)} and ${FILE.name} (${FILE.bytes.length} bytes) under ${FILE_FORM_KEY}`;
-    if (await this.#routeMissing(first)) {
-      this.#problem('BASE_URL', `${refused}, as a path no server has`, 'set BASE_URL to the base address of the API (with its path prefix, if any)');
-      return undefined;
-    }
-    if (this.#same(first, await send('the same upload with a made-up token', fields, { bearer: MADE_UP }))) {
-      this.#finding('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
+    const madeUp = await send('the same upload with a made-up token', fields, { bearer: MADE_UP });
+    const asMadeUp = this.#same(first, madeUp);
+    if (asMadeUp || refusesToken(first)) {
+      this.#uploadRefused = { seen: `${refused}${asMadeUp ? ', exactly as to a made-up token' : ` (a made-up token: ${madeUp.status})`}`, asMadeUp };
       return undefined;
     }
     const { isSecureAttachment: _secure, ...plain } = fields;
@@ -292,22 +356,31 @@ class Checkup {
   async #execute(): Promise<boolean> {
     const body = { message: MESSAGE, locationId: this.target.locationId };
     const first = await this.api.execute('the preflight execution', { body });
+    const upload = this.#uploadRefused;
     if (accepted(first)) {
       this.#accepted.push(`an execution of AGENT_ID (${first.status})`);
+      if (upload) this.#problem('ACCESS_TOKEN', `${upload.seen}, while it executes AGENT_ID in LOCATION_ID`, `it may not upload: give it the permission to upload into LOCATION_ID (its scope for POST ${UPLOAD_PATH}: the contract shows none, §5 item 7), or give a token that has it`);
       return true;
     }
     // A location the upload already found at fault explains this refusal too.
     if (this.#findings.has('LOCATION_ID')) return false;
     const refused = `POST ${new URL(first.url).pathname} answered ${answer(first)} to ${JSON.stringify(body)}`;
+    const madeUpToken = async () => this.#same(first, await this.api.execute('the same execution with a made-up token', { body, auth: { bearer: MADE_UP } }));
+    const madeUpAgent = async () => this.#same(first, await this.api.execute('the same execution of a made-up agent', { body, agentId: MADE_UP }));
     if (await this.#routeMissing(first)) {
-      if (!this.#problems.has('BASE_URL')) {
+      if (upload) this.#problem('ACCESS_TOKEN', `${upload.seen}; and ${refused}, as a path no server has`, 'give a valid token of LOCATION_ID that may upload, and check BASE_URL');
+      else if (!this.#problems.has('BASE_URL')) {
         this.#finding('BASE_URL', `${refused}, as a path no server has`, 'BASE_URL is right for the upload', { id: 'DEPRECATED-STILL-SERVED', tell: 'the upload at the same BASE_URL was accepted, so the deprecated path is gone from this server' });
       }
-    } else if (this.#same(first, await this.api.execute('the same execution with a made-up token', { body, auth: { bearer: MADE_UP } }))) {
-      // Refused on the upload and the execution as a made-up token is: no verdict of the run would mean anything.
-      if (this.#findings.has('ACCESS_TOKEN')) this.#problem('ACCESS_TOKEN', `refused on the upload and on ${refused}, each time exactly as a made-up token`, 'give a valid token of LOCATION_ID that may upload and execute');
-      else this.#finding('ACCESS_TOKEN', `${refused}, exactly as to a made-up token`, 'give a token of LOCATION_ID that may execute agents');
-    } else if (this.#same(first, await this.api.execute('the same execution of a made-up agent', { body, agentId: MADE_UP }))) {
+    } else if (upload) {
+      // Refused on its upload and its execution: no verdict of the run would mean anything.
+      const asMadeUp = upload.asMadeUp && (await madeUpToken());
+      if (asMadeUp) this.#problem('ACCESS_TOKEN', `refused on the upload and on ${refused}, each time exactly as a made-up token`, 'it is unknown or expired: give a valid token of LOCATION_ID that may upload and execute');
+      else this.#problem('ACCESS_TOKEN', `${upload.seen}; and ${refused}`, `either LOCATION_ID=${this.target.locationId} is not the sub-account it belongs to, or it may neither upload nor execute there (the contract shows no scope for either, §5 item 7): check both`);
+    } else if (refusesToken(first) || (await madeUpToken())) {
+      // Refused as a token is, where its upload was accepted: the token's or the agent's setting, never a verdict (§5 item 7).
+      this.#problem('ACCESS_TOKEN', `${refused}, where its upload was accepted`, `either it may not execute agents: give it the permission to (its scope for this path: the contract shows none, §5 item 7); or AGENT_ID=${this.target.agentId} is not an agent of LOCATION_ID: check both`);
+    } else if (await madeUpAgent()) {
       this.#finding('AGENT_ID', `${refused}, exactly as for a made-up agent`, 'give an active agent of LOCATION_ID');
     } else {
       this.#finding('AGENT_ID', refused, 'give an active agent of LOCATION_ID (or a token that may execute it)', {
@@ -362,10 +435,13 @@ class Checkup {
     }
   }
 
-  /** 405, or a 404 the same as the target's answer to a path no server has: the operation is not where it was sent. */
+  /**
+   * 405, or the target's answer to a path no server has (a 404, a static server's 501 or HTML page): the operation is
+   * not where it was sent. Never a 401 or 403, which a gateway may give any path before routing: the token's to explain.
+   */
   async #routeMissing(reply: Reply): Promise<boolean> {
     if (reply.status === 405) return true;
-    if (reply.status !== 404) return false;
+    if (refusesToken(reply)) return false;
     const absent = this.#absent.get(reply.method) ?? (await this.api.anonymous(`${reply.method} a path no server has`, `${this.target.baseUrl}${ABSENT_PATH}`, { method: reply.method, headers: this.api.headers('access') }));
     this.#absent.set(reply.method, absent);
     return this.#same(reply, absent);
@@ -380,6 +456,9 @@ class Checkup {
     return key(a) === key(b);
   }
 }
+
+/** Refused as a token is: 401 (no valid credentials) or 403 (credentials without the right), RFC 9110 §15.5.2, §15.5.4. */
+const refusesToken = (reply: Reply) => reply.status === 401 || reply.status === 403;
 
 /** `3 s ahead of`, `35 d 2 h behind`, `within a second of`. */
 function describeOffset(ms: number): string {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
-import { describeTarget, suiteConfig, type SuiteConfig } from '../config/config.ts';
+import { describeTarget, replayNotice, suiteConfig, type SuiteConfig } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { writeContractPage } from './contract-page.ts';
@@ -175,12 +175,15 @@ export default class ConformanceReporter implements Reporter {
     if (this.#reruns.size > 0) process.stdout.write(`${this.#reruns.size} tests were run once more at the end, their first run having had no verdict for the network: ${[...this.#reruns].map((r) => r.split(':')[0]).join('; ')}\n`);
     // The run's last lines: test counts (SHOULD warnings among the failed), the failed rules and the observations
     // behind them, the rules left unjudged and how to judge them; the verdict of each rule is the matrix above.
+    const notice = this.#config && replayNotice(this.#config);
     process.stdout.write(
       [
         `Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped`,
         ...sharedCauseLines(report),
         failureLine(report),
         ...unjudgedLines(report),
+        // Last, as global setup said first: a replay with a BASE_URL set judged the recordings, not that server.
+        ...(notice ? [notice] : []),
         '',
       ].join('\n'),
     );

@@ -148,17 +148,28 @@ interface Run {
 class Bench {
   private runs = 0;
   readonly stateDir = freshDir();
-  private constructor(private readonly server: Listening) {}
+  private constructor(private server: Listening) {}
 
   static async start(start: string, fault?: FaultName): Promise<Bench> {
-    return new Bench(await listenReference({ seed: '1', testClock: { start: Date.parse(start) }, fault, seedData: loadSeed() }, { host: '127.0.0.1', port: 0 }));
+    return new Bench(await Bench.#listen(start, 0, fault));
+  }
+
+  static #listen(start: string, port: number, fault?: FaultName): Promise<Listening> {
+    return listenReference({ seed: '1', testClock: { start: Date.parse(start) }, fault, seedData: loadSeed() }, { host: '127.0.0.1', port });
+  }
+
+  /** A server started afresh at the same address (the reference restarted, a staging environment re-seeded): it holds nothing of the last. */
+  async restart(start: string): Promise<void> {
+    const port = Number(new URL(this.server.address).port);
+    await this.server.close();
+    this.server = await Bench.#listen(start, port);
   }
 
   /**
    * The clock spec's tests of `rules`, live; with `testClock`, the suite is told of the test clock. Two workers, as
    * in CI, write the state at once; one costs less where that is not the point.
    */
-  async run(rules: readonly RuleId[], { testClock = false, stateDir = this.stateDir, workers = 1 } = {}): Promise<Run> {
+  async run(rules: readonly RuleId[], { testClock = false, stateDir = this.stateDir, workers = 1, skipPreflight = false } = {}): Promise<Run> {
     const reports = join(work, `reports-${this.server.address.split(':').at(-1)}-${++this.runs}`);
     const env: Record<string, string> = {
       ...Object.fromEntries(environmentOf(atAddress(world, this.server.address, testClock ? TEST_CLOCK_PATH : undefined))),
@@ -167,6 +178,7 @@ class Bench {
       // Not the platform: nothing to be polite to, and the runs stay short.
       [SETTINGS.rateLimit.env]: '100000',
       [SETTINGS.ci.env]: '1',
+      ...(skipPreflight ? { [SETTINGS.skipPreflight.env]: '1' } : {}),
     };
     // The whole configuration at once: no variable of this process or .env file takes part.
     const config = JSON.stringify(loadConfig(env));
@@ -210,7 +222,8 @@ describe('clock rules judged across runs, against a server whose test clock the 
       assert.equal(first.status, 0, first.output.slice(-3000));
       assert.deepEqual(verdicts(first, AGED_RULES), same(AGED_RULES, 'skipped'), 'nothing has aged yet');
       assert.match(detail(first, 'SECURE-PRIVATE-AFTER'), /^needs 3630 s to pass on the server: set TEST_CLOCK_URL, .*; this run's upload waits in .* for a later run to judge; no upload of an earlier run waits$/);
-      const kept = readdirSync(bench.stateDir);
+      // Beside the uploads, the preflight's canary (src/preflight/kept-state.ts).
+      const kept = readdirSync(bench.stateDir).filter((name) => !name.startsWith('server.'));
       assert.deepEqual([...new Set(kept.map((name) => name.split('.')[0]))].sort(), AGED_RULES.filter((id) => !id.startsWith('CUTOVER-')).sort());
       const secrets = Object.values(world.tokens).filter((token): token is string => token !== undefined);
       for (const name of kept) {
@@ -255,7 +268,7 @@ describe('clock rules judged across runs, against a server whose test clock the 
       const stateDir = freshDir();
       const withClock = await bench.run(['SECURE-SCOPE-REQUIRED'], { testClock: true, stateDir });
       assert.equal(withClock.rules.get('SECURE-SCOPE-REQUIRED')?.verdict, 'passed', withClock.output.slice(-3000));
-      assert.equal(existsSync(stateDir), false, 'STATE_DIR is not used with a test clock');
+      assert.deepEqual(readdirSync(stateDir).filter((name) => !name.startsWith('server.')), [], 'no upload is kept with a test clock: only the canary of the preflight');
     } finally {
       await bench.close();
     }
@@ -277,6 +290,35 @@ describe('clock rules judged across runs, against a server whose test clock the 
       const third = await bench.run(rules);
       assert.equal(third.rules.get('PERMANENT-URL-LASTS')?.verdict, 'failed', third.output.slice(-3000));
       assert.match(third.output, /read again, across the change of 30 November 2026 and a day of age since a run judged it 3 d 0 h earlier, on an upload made 3 d 1 h earlier/);
+    } finally {
+      await bench.close();
+    }
+  });
+
+  test('a server reset since the last run: what was kept of the one before is forgotten with one line, never a failure', async () => {
+    const bench = await Bench.start('2026-11-25T12:00:00Z');
+    const rules: RuleId[] = ['PERMANENT-URL-LASTS', 'SECURE-SIGNED-URL', 'SECURE-PRIVATE-AFTER'];
+    try {
+      const first = await bench.run(rules);
+      assert.deepEqual(verdicts(first, rules), same(rules, 'skipped'), first.output.slice(-3000));
+      const kept = readdirSync(bench.stateDir).filter((name) => rules.some((id) => name.startsWith(`${id}.`)));
+      assert.equal(kept.length, rules.length);
+      // Two hours later by its clock, a server started afresh at the same address; the run skips the preflight, as CI's shards do.
+      await bench.restart('2026-11-25T14:00:00Z');
+      const second = await bench.run(rules, { skipPreflight: true });
+      assert.equal(second.status, 0, second.output.slice(-3000));
+      assert.deepEqual(verdicts(second, rules), same(rules, 'skipped'), 'nothing kept of the server that is gone is judged');
+      const named = second.output.match(/^ {2}STATE_DIR=.*$/gm) ?? [];
+      assert.equal(named.length, 1, second.output.slice(-3000));
+      assert.match(named[0], /the server holds none of what earlier runs kept of it \(.*answered 404.*\), while it gives this run's upload: either it was reset or replaced since; what was kept of the server that is gone is forgotten, never judged \(3 uploads of the clock rules\); to start afresh yourself after a reset: rm -rf .*; or the server breaks PERMANENT-URL-LASTS/);
+      for (const id of rules) assert.match(detail(second, id), /no upload of an earlier run waits$/, id);
+      for (const name of kept) assert.equal(existsSync(join(bench.stateDir, name)), false, `${name} is forgotten`);
+      // This server's own uploads are judged by the next run: it still holds them.
+      await bench.advance(HOUR + 100);
+      const third = await bench.run(rules, { skipPreflight: true });
+      assert.equal(third.status, 0, third.output.slice(-3000));
+      assert.deepEqual(verdicts(third, rules), same(rules, 'passed'), third.output.slice(-3000));
+      assert.doesNotMatch(third.output, /STATE_DIR=/);
     } finally {
       await bench.close();
     }

@@ -1,6 +1,7 @@
 // loadConfig(readEnvironment(env, dotenvPath)): defaults, every problem reported at once by variable and purpose, the
 // .env file under the environment, the reference-server shortcut, and the list of secrets.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
 import { referenceProblems } from '../reference-server.ts';
-import { ConfigError, loadConfig, mutationConfig, readEnvironment, REPLAY_BASE_URL, secretsOf, SETTINGS, type Target } from '../config/config.ts';
+import { ConfigError, loadConfig, mutationConfig, readEnvironment, REPLAY_BASE_URL, replayNotice, secretsOf, SETTINGS, type Target } from '../config/config.ts';
 import { API_VERSION, REPLACEMENT_EXECUTE_PATH } from '../contract/contract.ts';
 
 const DIR = mkdtempSync(join(tmpdir(), 'suite-config-'));
@@ -26,7 +27,10 @@ function dotenv(lines: Record<string, string>): string {
 const NO_DOTENV = false as const;
 
 /** The configuration of an environment and a .env file, as the suite reads them. */
-const configOf = (env: Record<string, string>, dotenvPath: string | false) => loadConfig(readEnvironment(env, dotenvPath));
+const configOf = (env: Record<string, string>, dotenvPath: string | false) => {
+  const { values, strays } = readEnvironment(env, dotenvPath);
+  return loadConfig(values, strays);
+};
 
 /** Every variable a live target needs, with plausible values. */
 const LIVE: Record<string, string> = {
@@ -46,7 +50,7 @@ const ALL: Settings = SETTINGS;
 const REQUIRED = Object.values(ALL).filter((setting) => setting.requiredForTarget);
 
 /** The message of the ConfigError thrown for this environment. */
-function problemsOf(env: Record<string, string>, dotenvPath = NO_DOTENV): string {
+function problemsOf(env: Record<string, string>, dotenvPath: string | false = NO_DOTENV): string {
   let message = '';
   assert.throws(
     () => configOf(env, dotenvPath),
@@ -202,9 +206,23 @@ describe('the .env file', () => {
   });
 
   test('leaves process.env untouched', () => {
-    const name = 'CONFIG_TEST_ONLY_IN_DOTENV';
+    const name = 'PIT_TOKEN';
     configOf({}, dotenv({ [name]: 'x' }));
     assert.equal(process.env[name], undefined);
+  });
+
+  test('a name that is no setting is named, with the closest setting, before anything runs', () => {
+    // The mode mistyped: without this line the run would replay the recordings, green, and judge no server.
+    const message = problemsOf({}, dotenv({ SUIT_MODE: 'live', BASE_URL: 'https://staging.example.test', ACCESS_TOKN: 'access-token-secret', INACTIVE_AGENTID: 'agent-2' }));
+    for (const [stray, meant] of [['SUIT_MODE', 'SUITE_MODE'], ['ACCESS_TOKN', 'ACCESS_TOKEN'], ['INACTIVE_AGENTID', 'INACTIVE_AGENT_ID']]) {
+      assert.match(message, new RegExp(`\\n  - ${stray} \\(in \\.env\\) is not a setting of the suite and takes no part: did you mean ${meant}\\? Rename it, or remove it`), message);
+    }
+    assert.equal(message.split('\n').length, 4, `one line each:\n${message}`);
+    assert.ok(!message.includes('access-token-secret'), 'no value is shown');
+  });
+
+  test('in the environment, other names are not the suite\'s to judge', () => {
+    assert.equal(configOf({ SUIT_MODE: 'live', PATH: '/usr/bin' }, NO_DOTENV).mode, 'replay');
   });
 
   test('a missing file is no error', () => {
@@ -260,8 +278,74 @@ describe('replay', () => {
     assert.equal(config.replacementPath, REPLACEMENT_EXECUTE_PATH);
   });
 
+  test('with a BASE_URL set, says that it judges the recordings, not that server', () => {
+    assert.equal(replayNotice(configOf({}, NO_DOTENV)), undefined);
+    const config = configOf({ BASE_URL: 'https://staging.example.test' }, NO_DOTENV);
+    assert.equal(config.target?.baseUrl, REPLAY_BASE_URL);
+    assert.equal(replayNotice(config), 'Not judged: BASE_URL=https://staging.example.test. SUITE_MODE is replay, so this run judged the recordings in fixtures/, not that server; set SUITE_MODE=live to judge it');
+  });
+
   test('names the missing recordings and the command that makes them', () => {
     assert.match(problemsOf({ FIXTURES_DIR: join(DIR, 'no-fixtures') }), /SUITE_MODE=replay needs recorded fixtures, and .*target\.json does not exist; record them with npm run record/);
+  });
+});
+
+describe('a configuration error under every command: its lines, no stack trace', () => {
+  const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !Object.values(ALL).some((setting) => setting.env === name)));
+  /** A command of the suite run as a user runs it, from `cwd` (whose .env it reads), with `env` alone of the settings. */
+  const run = (args: string[], env: Record<string, string>, cwd = ROOT) => {
+    const child = spawnSync(process.execPath, args, { cwd, env: { ...inherited, ...env }, encoding: 'utf8', timeout: 60_000 });
+    return { status: child.status, output: `${child.stdout}${child.stderr}` };
+  };
+  const conformance = [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--config', join(ROOT, 'playwright.config.ts'), '--list'];
+  const doctorScript = [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'scripts', 'doctor.ts')];
+  const CASES: readonly { why: string; env: Record<string, string>; line: RegExp }[] = [
+    { why: 'a missing variable', env: { ...LIVE, AGENT_ID: '' }, line: /^ {2}- AGENT_ID is missing: an active agent of LOCATION_ID$/m },
+    { why: 'SUITE_MODE=bogus', env: { SUITE_MODE: 'bogus' }, line: /^ {2}- SUITE_MODE=bogus is not one of replay, live, record$/m },
+    { why: 'a BASE_URL without a scheme', env: { ...LIVE, BASE_URL: 'staging.example.test' }, line: /^ {2}- BASE_URL=staging\.example\.test is not an http\(s\) address: write it whole, with its scheme \(https:\/\/staging\.example\.test\)$/m },
+  ];
+  for (const { why, env, line } of CASES) {
+    test(`${why}: npm run conformance and npm run doctor exit 1 with its line`, () => {
+      const { status, output } = run(conformance, env, DIR);
+      assert.equal(status, 1, output);
+      assert.match(output, /^The suite's configuration has (a problem|\d+ problems); fix each in the environment or \.env/m);
+      assert.match(output, line);
+      assert.doesNotMatch(output, /^\s+at |problems: \[/m, `no stack trace, no dump:\n${output}`);
+      const doctor = run(doctorScript, env, DIR);
+      assert.equal(doctor.status, 1, doctor.output);
+      assert.match(doctor.output.replace(/^ {2}/gm, '  - '), line);
+      assert.doesNotMatch(doctor.output, /^\s+at /m);
+    });
+  }
+
+  test('a mistyped SUITE_MODE in .env: the run stops naming it, rather than replaying the recordings', () => {
+    const cwd = mkdtempSync(join(DIR, 'typo-'));
+    writeFileSync(join(cwd, '.env'), Object.entries({ ...LIVE, SUITE_MODE: '', SUIT_MODE: 'live', ACCESS_TOKEN: '', ACCESS_TOKN: 'access-token-secret' }).map(([name, value]) => `${name}=${value}\n`).join(''));
+    for (const args of [conformance, doctorScript]) {
+      const { status, output } = run(args, {}, cwd);
+      assert.equal(status, 1, output);
+      assert.match(output, /SUIT_MODE \(in \.env\) is not a setting of the suite and takes no part: did you mean SUITE_MODE\?/);
+      assert.match(output, /ACCESS_TOKN \(in \.env\) is not a setting of the suite and takes no part: did you mean ACCESS_TOKEN\?/);
+      assert.doesNotMatch(output, /access-token-secret|^\s+at /m);
+    }
+  });
+
+  test('a replay with a BASE_URL in its environment says in its first and last lines that it judged the recordings, not BASE_URL', () => {
+    const reports = mkdtempSync(join(DIR, 'replay-'));
+    const args = [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--grep', 'UPLOAD-ACCEPTED'];
+    const { status, output } = run(args, { BASE_URL: 'https://staging.example.test', REPORTS_DIR: reports, CI: '1' });
+    assert.equal(status, 0, output);
+    const lines = output.split('\n').filter((line) => line.trim() !== '');
+    const notice = /^Not judged: BASE_URL=https:\/\/staging\.example\.test\. SUITE_MODE is replay, so this run judged the recordings in fixtures\/, not that server; set SUITE_MODE=live to judge it$/;
+    assert.match(lines[0], notice, output);
+    assert.match(lines.at(-1) as string, notice, output);
+  });
+
+  test('a BASE_URL set while the mode is replay: npm run doctor names it and exits 1', () => {
+    const { status, output } = run(doctorScript, { BASE_URL: 'https://staging.example.test' }, ROOT);
+    assert.equal(status, 1, output);
+    assert.match(output, /^Preflight: nothing to check: replay .*\n {2}Not judged: BASE_URL=https:\/\/staging\.example\.test\. SUITE_MODE is replay/);
   });
 });
 

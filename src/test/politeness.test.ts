@@ -80,7 +80,7 @@ const SHARES = [
 
 for (const { rateLimit, shards, workers, worker, shard, line } of SHARES) {
   test(`RATE_LIMIT=${rateLimit} over ${shards} shards of ${workers} workers: ${worker} per worker, ${shard} per shard, said in one line`, () => {
-    const config = loadConfig(readEnvironment({ SUITE_MODE: 'live', BASE_URL: 'https://staging.example.test', LOCATION_ID: 'l', CONVERSATION_ID: 'c', CONTACT_ID: 'k', AGENT_ID: 'a', ACCESS_TOKEN: 't1', FILES_READONLY_TOKEN: 't2', NO_FILES_SCOPE_TOKEN: 't3', RATE_LIMIT: String(rateLimit) }, false));
+    const config = loadConfig(readEnvironment({ SUITE_MODE: 'live', BASE_URL: 'https://staging.example.test', LOCATION_ID: 'l', CONVERSATION_ID: 'c', CONTACT_ID: 'k', AGENT_ID: 'a', ACCESS_TOKEN: 't1', FILES_READONLY_TOKEN: 't2', NO_FILES_SCOPE_TOKEN: 't3', RATE_LIMIT: String(rateLimit) }, false).values);
     const share = rateShare(config, shards, workers);
     assert.deepEqual(share, { worker, shard });
     assert.equal(describeRateShare(rateLimit, share, shards === 1 ? null : { current: 2, total: shards }, workers), line);
@@ -89,7 +89,7 @@ for (const { rateLimit, shards, workers, worker, shard, line } of SHARES) {
 
 test('replay and the in-process reference server are not limited', () => {
   for (const env of [{ SUITE_MODE: 'replay' }, { SUITE_MODE: 'live', REFERENCE_SERVER: '1' }]) {
-    assert.equal(rateShare(loadConfig(readEnvironment(env, false)), 3, 2), undefined);
+    assert.equal(rateShare(loadConfig(readEnvironment(env, false).values), 3, 2), undefined);
   }
 });
 
@@ -167,7 +167,7 @@ test('a production host is refused unless ALLOW_PRODUCTION=1', () => {
     FILES_READONLY_TOKEN: 'files-token-x',
     NO_FILES_SCOPE_TOKEN: 'nofiles-token-x',
   };
-  assert.throws(() => loadConfig(readEnvironment(env, false)), /BASE_URL=https:\/\/services\.leadconnectorhq\.com is a production host/);
-  assert.equal(loadConfig(readEnvironment({ ...env, ALLOW_PRODUCTION: '1' }, false)).target?.baseUrl, 'https://services.leadconnectorhq.com');
-  assert.throws(() => loadConfig(readEnvironment({ ...env, BASE_URL: 'https://api.example.test', PRODUCTION_HOSTS: 'api.example.test' }, false)), /production host/);
+  assert.throws(() => loadConfig(readEnvironment(env, false).values), /BASE_URL=https:\/\/services\.leadconnectorhq\.com is a production host/);
+  assert.equal(loadConfig(readEnvironment({ ...env, ALLOW_PRODUCTION: '1' }, false).values).target?.baseUrl, 'https://services.leadconnectorhq.com');
+  assert.throws(() => loadConfig(readEnvironment({ ...env, BASE_URL: 'https://api.example.test', PRODUCTION_HOSTS: 'api.example.test' }, false).values), /production host/);
 });

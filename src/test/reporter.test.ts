@@ -20,7 +20,7 @@ const DIR = mkdtempSync(join(tmpdir(), 'suite-reporter-'));
 after(() => rmSync(DIR, { recursive: true, force: true }));
 
 /** The configuration the reporter describes the run with; the same on every machine. */
-const configOf = (env: Record<string, string>) => loadConfig(readEnvironment(env, false));
+const configOf = (env: Record<string, string>) => loadConfig(readEnvironment(env, false).values);
 const CONFIG = configOf({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', SEED: '7', FAULT: 'upload-six-files', API_VERSION: 'v3' });
 
 type Status = TestResult['status'];

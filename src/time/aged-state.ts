@@ -74,7 +74,7 @@ export class UploadState {
     private readonly test: string,
     private readonly redact: (text: string) => string,
   ) {
-    this.#target = { origin: new URL(target.baseUrl).origin, locationId: target.locationId };
+    this.#target = keptTarget(target);
     this.#prefix = `${rule}.${createHash('sha256').update(test).digest('hex').slice(0, 8)}.`;
   }
 
@@ -155,6 +155,34 @@ export class UploadState {
     const judgedAt = stored.judgedAt === undefined ? undefined : Date.parse(stored.judgedAt);
     return { upload: { path, files, urls: stored.files.map((file) => file.url), regime: stored.regime, age, judgedAt } };
   }
+}
+
+/** Whose an upload is: the target's origin and location. */
+const keptTarget = (target: Target): StoredUpload['target'] => ({ origin: new URL(target.baseUrl).origin, locationId: target.locationId });
+
+/**
+ * Every upload kept in `dir` for `target`, whichever test left it, newest first: what a server that holds it shows
+ * it still holds (src/preflight/kept-state.ts). A file that is not one of them is passed over.
+ */
+export function keptFor(dir: string, target: Target): { path: string; uploadedAt: number; urls: string[] }[] {
+  const { origin, locationId } = keptTarget(target);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
+  } catch {
+    return [];
+  }
+  return names
+    .flatMap((name) => {
+      try {
+        const stored = JSON.parse(readFileSync(join(dir, name), 'utf8')) as StoredUpload;
+        const ours = stored.format === STATE_FORMAT && stored.target?.origin === origin && stored.target.locationId === locationId;
+        return ours ? [{ path: join(dir, name), uploadedAt: Date.parse(stored.uploadedAt), urls: stored.files.map((file) => file.url) }] : [];
+      } catch {
+        return [];
+      }
+    })
+    .sort((a, b) => b.uploadedAt - a.uploadedAt);
 }
 
 /** A duration as a person reads it: `47 s`, `33 min`, `2 h 14 min`, `3 d 5 h`. */
