@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SETTINGS } from '../src/config/config.ts';
+import { childEnvironment } from '../src/config/config.ts';
 import { SERVER_SETTINGS } from '../reference/config.ts';
 import type { ConformanceReport, RuleResult } from '../src/report/conformance-reporter.ts';
 import { commitSeed, PLAYWRIGHT_CLI } from './mutation.ts';
@@ -80,7 +80,7 @@ function faults(): Fault[] {
 async function startServer(job: Job, dir: string): Promise<{ baseUrl: string; stop(): void }> {
   const portFile = join(dir, 'port');
   const child = spawn(process.execPath, [join(SERVER_DIR, 'server.mjs')], {
-    env: { PATH: process.env.PATH, STYLE: job.style, FAULT: job.fault?.id ?? 'none', PORT: '0', PORT_FILE: portFile },
+    env: childEnvironment({ STYLE: job.style, FAULT: job.fault?.id ?? 'none', PORT: '0', PORT_FILE: portFile }, ['STYLE', 'FAULT', 'PORT', 'PUBLIC_BASE_URL', 'LOG']),
     stdio: 'ignore',
   });
   for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
@@ -97,8 +97,8 @@ async function run(job: Job): Promise<Done> {
   const started = Date.now();
   // The environment less every setting of the suite and of the reference, then the server's world: nothing of a
   // developer's shell takes part. A .env is read too, but the environment wins and every setting used is given here.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => ![...Object.values(SETTINGS), ...Object.values(SERVER_SETTINGS)].some((s) => s.env === name)));
-  Object.assign(env, WORLD, {
+  const env = childEnvironment({
+    ...WORLD,
     SUITE_MODE: 'live',
     BASE_URL: server.baseUrl,
     TEST_CLOCK_URL: `${server.baseUrl}/__clock`,
@@ -108,7 +108,7 @@ async function run(job: Job): Promise<Done> {
     // A fault run is judged on its verdicts: a faulty server may trip the preflight on purpose.
     SKIP_PREFLIGHT: job.fault ? '1' : '0',
     CI: '1',
-  });
+  }, Object.values(SERVER_SETTINGS).map((setting) => setting.env));
   let output = '';
   // Written as it comes, so that a long run can be watched.
   const file = createWriteStream(join(dir, 'output.txt'));
@@ -199,8 +199,7 @@ function draw(all: Fault[], count: string, seed: string, styles: string[]): Job[
 async function referenceVerdicts(): Promise<ConformanceReport> {
   const dir = join(OUT, 'reference');
   rmSync(dir, { recursive: true, force: true });
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !Object.values(SETTINGS).some((s) => s.env === name)));
-  Object.assign(env, { SUITE_MODE: 'live', REFERENCE_SERVER: '1', REPORTS_DIR: dir, CI: '1' });
+  const env = childEnvironment({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REPORTS_DIR: dir, CI: '1' });
   await new Promise((done) => spawn(process.execPath, [PLAYWRIGHT_CLI, 'test'], { cwd: ROOT, env, stdio: 'ignore' }).on('close', done));
   return JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
 }

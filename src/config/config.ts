@@ -413,6 +413,16 @@ export function secretsOf(target: TargetWorld): string[] {
 }
 
 /**
+ * The environment of a child process the suite starts (a run, a server): this one's less every setting of the suite
+ * and the names in `also`, plus `extra`, so that nothing of a developer's shell or .env takes part.
+ */
+export function childEnvironment(extra: Record<string, string>, also: readonly string[] = []): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of [...Object.values(SETTINGS).map((setting) => setting.env), ...also]) delete env[name];
+  return { ...env, ...extra };
+}
+
+/**
  * Replay with a BASE_URL in its environment: the run's first line (global setup) and last (the reporter) say that
  * it judged the recordings, not that address, so that a mode left at its default (or mistyped) never passes for a
  * verdict on the server.

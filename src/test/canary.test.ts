@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { loadSeed, worldOf } from '../../reference/world.ts';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
-import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
+import { atAddress, childEnvironment, environmentOf } from '../config/config.ts';
 import type { ConformanceReport } from '../report/conformance-reporter.ts';
 import { FILE_FORM_KEY } from '../contract/contract.ts';
 import { REPRODUCERS } from '../client/reproducer.ts';
@@ -46,12 +46,7 @@ const token = (env: string) => canaries[env] ?? assert.fail(`the seed has no tok
 const idOf = (env: string, list: { env?: string; id: string }[]) => list.find((item) => item.env === env)?.id ?? assert.fail(`no ${env} in the seed`);
 
 /** The environment of a child: ours less every suite setting and the reference server's own variables, plus `extra`. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  const names = [...Object.values(SETTINGS), ...Object.values(SERVER_SETTINGS)].map((setting) => setting.env);
-  for (const name of names) delete env[name];
-  return { ...env, ...extra };
-}
+const childEnv = (extra: Record<string, string>) => childEnvironment(extra, Object.values(SERVER_SETTINGS).map((setting) => setting.env));
 
 interface Run {
   status: number | null;

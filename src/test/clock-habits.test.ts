@@ -14,7 +14,7 @@ import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
 import { loadSeed, worldOf } from '../../reference/world.ts';
 import { CLOCK_HABITS } from '../../reference/clock.ts';
 import { SERVER_SETTINGS } from '../../reference/config.ts';
-import { atAddress, environmentOf, SETTINGS } from '../config/config.ts';
+import { atAddress, childEnvironment, environmentOf } from '../config/config.ts';
 import type { ConformanceReport } from '../report/conformance-reporter.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -26,15 +26,9 @@ after(() => rmSync(work, { recursive: true, force: true }));
 async function verdict(habit: string, rule: string, grep: string, rateLimit: number, fault?: string): Promise<string> {
   const server = await listenReference({ testClock: true, style: `default+clock=${habit}`, fault: fault as never }, { host: '127.0.0.1', port: 0 });
   try {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const setting of [...Object.values(SETTINGS), ...Object.values(SERVER_SETTINGS)]) delete env[setting.env];
     const reports = join(work, `${habit}-${rule}-${fault ?? 'none'}`);
-    Object.assign(env, Object.fromEntries(environmentOf(atAddress(worldOf(loadSeed()), server.address, TEST_CLOCK_PATH))), {
-      REPORTS_DIR: reports,
-      RATE_LIMIT: String(rateLimit),
-      SKIP_PREFLIGHT: '1',
-      CI: '1',
-    });
+    const target = Object.fromEntries(environmentOf(atAddress(worldOf(loadSeed()), server.address, TEST_CLOCK_PATH)));
+    const env = childEnvironment({ ...target, REPORTS_DIR: reports, RATE_LIMIT: String(rateLimit), SKIP_PREFLIGHT: '1', CI: '1' }, Object.values(SERVER_SETTINGS).map((setting) => setting.env));
     // Not spawnSync: the server answers from this process, whose event loop must keep running.
     const status = await promisify(execFile)(process.execPath, [PLAYWRIGHT, 'test', 'specs/secure-lifecycle.clock.spec.ts', '-g', grep], { cwd: ROOT, env }).then(
       () => 0,
