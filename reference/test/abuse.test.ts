@@ -522,7 +522,7 @@ describe('10,000 bad requests in a row (8 keep-alive connections)', () => {
    */
   const LIVE_RETAINED_BOUND_MIB = 20;
 
-  it('every answer is a 4xx JSON with a message, the server still serves, nothing is left anywhere', { timeout: 40_000 }, async (t: TestContext) => {
+  it('every answer is a 4xx JSON with a message, the server still serves, nothing is left anywhere', { timeout: 120_000 }, async (t: TestContext) => {
     const { app, store, port } = await listening();
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     try {
