@@ -155,8 +155,8 @@ export const FAULTS = [
 
   // Rules broken only in a sequence, an overlap or a wire form (the model's runs of src/model/, specs/model.spec.ts)
   { name: 'signed-url-first-file-of-upload', rule: 'SECURE-SIGNED-URL', breaks: 'signs, for a later file of an upload, the URL of its first file', policy: { signedFileOf: (_asked, first) => first } },
-  { name: 'upload-name-overwrites', rule: 'PERMANENT-URL-ANONYMOUS', breaks: "stores a file of a name the location already holds over that file, so the earlier upload's URL serves the new bytes", policy: { overwritesByName: true } },
-  { name: 'cutover-email-only', rule: 'CUTOVER-ALL-SECURE', breaks: 'makes only the uploads to email conversations secure from 30 November 2026', policy: { cutoverChannels: 'email' } },
+  { name: 'upload-name-overwrites', rule: 'PERMANENT-URL-ANONYMOUS', breaks: "stores a non-secure file of a name the location already holds over that file, so the earlier upload's URL serves the new bytes", policy: { overwritesByName: true } },
+  { name: 'cutover-email-only', rule: 'CUTOVER-ALL-SECURE', breaks: 'stores the uploads to conversations of channels other than email non-secure from 30 November 2026, whatever the flag', policy: { cutoverChannels: 'email' } },
   { name: 'session-continues-latest', rule: 'SESSION-CONTINUE', breaks: 'continues the session with the latest turn, whichever executionId a continuation sends', policy: { continuesLatestSession: true } },
   { name: 'secure-flag-dropped-after-file', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment when it comes after the file parts', policy: { droppedAfterFiles: new Set(['isSecureAttachment']) } },
   { name: 'refreshed-token-any-location', rule: 'AUTH-TENANT-EXECUTE', breaks: 'lets an access token issued for a refresh token reach every location', policy: { refreshedTokensReachAnyLocation: true } },

@@ -93,7 +93,7 @@ export interface Policy {
   readonly secureFiles: 'every' | 'first';
   /** Fields the server drops when they come after a file part (it decides from the fields read before the files). */
   readonly droppedAfterFiles: ReadonlySet<string>;
-  /** A new file of a name the location already holds replaces that file's bytes, rather than being a file of its own. */
+  /** A new non-secure file of a name the location already holds as one replaces that file's bytes, rather than being a file of its own. */
   readonly overwritesByName: boolean;
 
   // The upload's answer
@@ -147,7 +147,7 @@ export interface Policy {
   readonly cutoverEndsAt: number;
   /** After the cutover isSecureAttachment=false no longer makes an upload non-secure. */
   readonly cutoverOverridesFlag: boolean;
-  /** The channels whose uploads the change makes secure; the contract says every one. */
+  /** The channels whose uploads the change makes secure (the others' are then stored non-secure); the contract says every one. */
   readonly cutoverChannels: 'every' | 'email';
 
   // Agent execution and sessions

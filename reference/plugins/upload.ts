@@ -252,8 +252,10 @@ function checkTarget(fields: UploadFields, ctx: Context) {
 function isSecure(fields: UploadFields, channel: string | undefined, ctx: Context): boolean {
   const flag = fields.isSecureAttachment?.toLowerCase();
   const now = ctx.clock.now();
-  const changed = ctx.policy.cutoverChannels === 'every' || channel === 'email';
-  if (now >= ctx.policy.cutoverAt && now < ctx.policy.cutoverEndsAt && changed) return ctx.policy.cutoverOverridesFlag || flag !== 'false';
+  if (now >= ctx.policy.cutoverAt && now < ctx.policy.cutoverEndsAt) {
+    if (ctx.policy.cutoverChannels === 'email' && channel !== undefined && channel !== 'email') return false;
+    return ctx.policy.cutoverOverridesFlag || flag !== 'false';
+  }
   if (flag !== 'true') return false;
   if (channel !== 'email') throw badRequest('secure attachments are supported on the email channel only: name an email conversation');
   return true;
@@ -261,9 +263,11 @@ function isSecure(fields: UploadFields, channel: string | undefined, ctx: Contex
 
 function record(file: ReceivedFile, locationId: string, secure: boolean, firstOfUpload: string | undefined, ctx: Context): StoredFile {
   const id = ctx.ids.next('file');
-  const namesake = ctx.policy.overwritesByName ? ctx.files.ofLocation(locationId).find((f) => f.fileName === file.fileName && !f.slug === !secure) : undefined;
+  const namesake = ctx.policy.overwritesByName && !secure ? ctx.files.ofLocation(locationId).find((f) => f.fileName === file.fileName && !f.slug) : undefined;
   if (namesake) {
     ctx.files.add({ ...namesake, ...file.blob });
+    // The bytes it held are no file's any more.
+    void ctx.files.discard([namesake]);
     return namesake;
   }
   const stored: StoredFile = {
