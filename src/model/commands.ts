@@ -449,41 +449,38 @@ export class ExchangeStep extends Step {
   }
 }
 
-/** One of the model's tokens of LOCATION_ID runs FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID: it must be refused. */
+/** Every token of LOCATION_ID the run holds, configured or obtained, runs FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID: each must be refused. */
 export class ForeignStep extends Step {
-  constructor(readonly caller: number) {
-    super();
-  }
-
   check(): boolean {
     return true;
   }
 
   toString(): string {
-    return `execute FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID as token ${this.caller}`;
+    return 'execute FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID as every token the run holds';
   }
 
-  protected async send(model: Model, real: Real): Promise<{ control?: Reply; reply: Reply } | undefined> {
+  protected async send(model: Model, real: Real): Promise<{ control?: Reply; replies: [ModelToken, Reply][] } | undefined> {
     const { api, target } = real;
     const { foreignAgentId, foreignLocationId } = target;
     if (foreignAgentId === undefined || foreignLocationId === undefined || target.tokens.foreignAccess === undefined) return undefined;
-    const caller = tokenOf(model, this.caller);
-    real.log[real.log.length - 1] = `execute FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID as ${caller.label}`;
+    real.log[real.log.length - 1] = `execute FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID as ${model.tokens.map((token) => token.label).join(', ')}`;
     const request = (auth: ModelToken['auth']) => ({ agentId: foreignAgentId, auth, body: { message: 'Hello from another location', locationId: foreignLocationId } });
     // The control, once per run: the same execution with the foreign location's own token is accepted.
     const control = model.foreignControl === 'unknown' ? await api.execute('model: FOREIGN_AGENT_ID with FOREIGN_ACCESS_TOKEN (the control)', request('foreignAccess')) : undefined;
-    return { control, reply: await api.execute(`model: FOREIGN_AGENT_ID as ${caller.label}`, request(caller.auth)) };
+    const replies: [ModelToken, Reply][] = [];
+    for (const token of model.tokens) replies.push([token, await api.execute(`model: FOREIGN_AGENT_ID as ${token.label}`, request(token.auth))]);
+    return { control, replies };
   }
 
   protected async judge(model: Model, _real: Real, sent: unknown): Promise<void> {
-    const exchange = sent as { control?: Reply; reply: Reply } | undefined;
+    const exchange = sent as { control?: Reply; replies: [ModelToken, Reply][] } | undefined;
     if (exchange === undefined) throw new NotApplicable('FOREIGN_AGENT_ID, FOREIGN_LOCATION_ID and FOREIGN_ACCESS_TOKEN are not all set');
     if (exchange.control) model.foreignControl = accepted(exchange.control) ? 'accepted' : 'refused';
     if (model.foreignControl !== 'accepted') throw new NotApplicable('FOREIGN_AGENT_ID did not run with FOREIGN_ACCESS_TOKEN, so a refusal proves nothing');
-    const caller = tokenOf(model, this.caller);
-    if (accepted(exchange.reply)) return model.note(new Disagreement('AUTH-TENANT-EXECUTE', `${caller.label}, of LOCATION_ID, ran FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID: ${shown(exchange.reply)}`));
-    if (exchange.reply.status === 429) throw new NotApplicable('rate limited after the retries');
-    if (exchange.reply.status >= 500) return model.note(new Disagreement('AUTH-TENANT-EXECUTE', `${caller.label} running FOREIGN_AGENT_ID got a server error: ${shown(exchange.reply)}`));
+    for (const [token, reply] of exchange.replies) {
+      if (accepted(reply)) model.note(new Disagreement('AUTH-TENANT-EXECUTE', `${token.label}, of LOCATION_ID, ran FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID: ${shown(reply)}`));
+      else if (reply.status >= 500) model.note(new Disagreement('AUTH-TENANT-EXECUTE', `${token.label} running FOREIGN_AGENT_ID got a server error: ${shown(reply)}`));
+    }
   }
 }
 
@@ -505,7 +502,7 @@ const weighted = (...entries: [number, fc.Arbitrary<Step>][]) => entries.flatMap
 export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<Step>[] {
   const upload = (flags: readonly SecureFlag[], wire = false, targets = targetsOf(can)) => uploadSpec(targets, flags, wire).map((spec) => new UploadStep(spec) as Step);
   const read = fc.nat(8).map((i) => new ReadStep(i) as Step);
-  const signed = fc.tuple(fc.nat(8), fc.constantFrom<SignedCaller>('filesReadonly', 'filesReadonly', 'noFilesScope', 'foreignAccess')).map(([i, caller]) => new SignedStep(i, caller) as Step);
+  const signed = fc.tuple(fc.nat(8), fc.constantFrom<SignedCaller>('filesReadonly', 'filesReadonly', 'filesReadonly', 'noFilesScope', 'foreignAccess')).map(([i, caller]) => new SignedStep(i, caller) as Step);
   const clock = (...moves: (number | 'across the change')[]) => fc.constantFrom(...moves).map((move) => new ClockStep(move) as Step);
   const later = clock(900, 2400, 4000, 86_400);
   const anyMove = clock(900, 2400, 4000, 86_400, 'across the change');
@@ -524,7 +521,7 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
     case 'sessions':
       return weighted([2, start], [3, turn], [2, together(turn, turn)], [1, together(start, turn)]);
     case 'tokens':
-      return weighted([2, fc.constantFrom<'refresh' | 'location'>('refresh', 'location').map((kind) => new ExchangeStep(kind) as Step)], [2, fc.nat(3).map((i) => new ForeignStep(i) as Step)], [1, start], [1, turn], [1, upload(['absent'])]);
+      return weighted([2, fc.constantFrom<'refresh' | 'location'>('refresh', 'refresh', 'location').map((kind) => new ExchangeStep(kind) as Step)], [2, fc.constant(new ForeignStep() as Step)], [1, start], [1, turn], [1, upload(['absent'])]);
   }
 }
 
