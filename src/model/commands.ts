@@ -62,8 +62,8 @@ export type PartType = 'own' | 'generic' | 'other';
 export type ListEncoding = 'json' | 'repeated' | 'brackets';
 
 export interface UploadSpec {
-  /** Each file's extension and a size step: two files of one name differ in size, so in bytes. */
-  files: { extension: (typeof EXTENSIONS)[number]; size: number }[];
+  /** Each file's extension, a size step (two files of one name differ in size, so in bytes), and a name beyond ASCII. */
+  files: { extension: (typeof EXTENSIONS)[number]; size: number; unicode: boolean }[];
   /** The first file takes the name of an earlier file of the run (by index), when there is one. */
   reuse: number | undefined;
   target: UploadTarget;
@@ -109,8 +109,9 @@ export class UploadStep extends Step {
     const { spec } = this;
     this.#number = ++model.uploads;
     const reused = spec.reuse === undefined || model.files.length === 0 ? undefined : model.files[spec.reuse % model.files.length];
-    this.#files = spec.files.map(({ extension, size }, index) => {
-      const name = index === 0 && reused ? reused.file.name : `model ${this.#number}-${index + 1}.${extension}`;
+    this.#files = spec.files.map(({ extension, size, unicode }, index) => {
+      // A space in every name, letters beyond ASCII in some (RFC 7578 §4.2: the client's name, in UTF-8): every route reads them back.
+      const name = index === 0 && reused ? reused.file.name : `model ${this.#number}-${index + 1}${unicode ? ' résumé 日本' : ''}.${extension}`;
       // Sizes differ from upload to upload: a reused name never brings the same bytes.
       return testFile(name, 200 + 37 * this.#number + size);
     });
@@ -168,7 +169,7 @@ const tokenOf = (model: Readonly<Model>, index: number): ModelToken => model.tok
 
 const uploadSpec = (targets: readonly UploadTarget[], flags: readonly SecureFlag[], wire: boolean): fc.Arbitrary<UploadSpec> =>
   fc.record({
-    files: fc.array(fc.record({ extension: fc.constantFrom(...EXTENSIONS), size: fc.nat(40) }), { minLength: 1, maxLength: 3 }),
+    files: fc.array(fc.record({ extension: fc.constantFrom(...EXTENSIONS), size: fc.nat(40), unicode: fc.boolean() }), { minLength: 1, maxLength: 3 }),
     reuse: fc.option(fc.nat(8), { nil: undefined }),
     target: fc.constantFrom(...targets),
     flag: fc.constantFrom(...flags),
@@ -239,25 +240,30 @@ export class SignedStep extends Step {
     return `GET /files/d/{slug} of secure file ${this.index} (wrapping around) with ${this.caller}`;
   }
 
-  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply: Reply | undefined }> {
+  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply?: Reply; skipped?: string }> {
     const secure = model.secureFiles();
     const file = secure[this.index % secure.length];
     real.log[real.log.length - 1] = `GET /files/d/{slug} of file ${file.label} (${file.file.name}, upload #${file.upload}) with ${this.caller}`;
-    if (real.target.tokens[this.caller] === undefined) return { file, reply: undefined };
+    if (real.target.tokens[this.caller] === undefined) return { file, skipped: `${this.caller} is not configured` };
+    // Within its public hour a secure file may be served to anyone: only a private one tells what a token reaches.
+    const read = model.expectedRead(file);
+    if (this.caller !== 'filesReadonly' && (read === 'open' || read.serve)) return { file, skipped: `file ${file.label} is still public, and may be served to any caller` };
     return { file, reply: await real.api.signedUrlFor(`model: signed URL of ${file.label} with ${this.caller}`, slugOf(file.url) as string, this.caller) };
   }
 
   protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
-    const { file, reply } = sent as { file: ModelFile; reply: Reply | undefined };
-    if (reply === undefined) throw new NotApplicable(`${this.caller} is not configured`);
+    const { file, reply, skipped } = sent as { file: ModelFile; reply?: Reply; skipped?: string };
+    if (reply === undefined) throw new NotApplicable(skipped ?? 'not sent');
     const rule = SIGNED_RULES[this.caller];
     const what = `GET /files/d/{slug} of file ${file.label} with ${this.caller}`;
     if (this.caller === 'filesReadonly') mustAccept(reply, what, rule);
     if (reply.status >= 500) return model.note(new Disagreement(rule, `${what} answered ${shown(reply)}`));
     const reads: Reply[] = [reply];
+    let unreachable = false;
     for (const url of offeredUrls(reply)) {
       const read = await real.api.offered(`model: follow the URL offered for ${file.label}`, url);
       if (read) reads.push(read);
+      unreachable ||= read === undefined;
     }
     const servedOwn = reads.some((read) => model.fileServedBy(read) === file);
     if (this.caller !== 'filesReadonly') {
@@ -266,6 +272,7 @@ export class SignedStep extends Step {
     }
     if (servedOwn) return;
     const other = reads.map((read) => model.fileServedBy(read)).find((found) => found !== undefined);
+    if (other === undefined && unreachable) throw new NotApplicable(`${what}: a URL it offered could not be reached, and may be the one that serves it`);
     model.note(new Disagreement(rule, `${what}: ${other ? `the signed URL served the bytes of file ${other.label} (${other.file.name}, upload #${other.upload})` : `no URL offered served its bytes (${shown(reply)})`}`));
   }
 }
