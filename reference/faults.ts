@@ -152,6 +152,14 @@ export const FAULTS = [
   { name: 'upload-ext-unchecked-both-targets', rule: 'UPLOAD-EXT-OTHER', breaks: 'does not check the type of the files of an upload naming both a conversation and a contact', policy: { skipsUploadLimit: (limit, upload) => limit === 'type' && upload.conversation && upload.contact } },
   { name: 'exec-field-missing-turn-5', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out from the fifth exchange of a session', policy: { sendGenerativeOutputs: (turn) => turn < 5 } },
   { name: 'session-interaction-reused-turn-4', rule: 'SESSION-INTERACTION-NEW', breaks: 'gives the fourth exchange of a session the interactionId of the third', policy: { newInteractionOnTurn: (turn) => turn !== 4 } },
+
+  // Rules broken only in a sequence, an overlap or a wire form (the model's runs of src/model/, specs/model.spec.ts)
+  { name: 'signed-url-first-file-of-upload', rule: 'SECURE-SIGNED-URL', breaks: 'signs, for a later file of an upload, the URL of its first file', policy: { signedFileOf: (_asked, first) => first } },
+  { name: 'upload-name-overwrites', rule: 'PERMANENT-URL-ANONYMOUS', breaks: "stores a non-secure file of a name the location already holds over that file, so the earlier upload's URL serves the new bytes", policy: { overwritesByName: true } },
+  { name: 'cutover-email-only', rule: 'CUTOVER-ALL-SECURE', breaks: 'stores the uploads to conversations of channels other than email non-secure from 30 November 2026, whatever the flag', policy: { cutoverChannels: 'email' } },
+  { name: 'session-continues-latest', rule: 'SESSION-CONTINUE', breaks: 'continues the session with the latest turn, whichever executionId a continuation sends', policy: { continuesLatestSession: true } },
+  { name: 'secure-flag-dropped-after-file', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment when it comes after the file parts', policy: { droppedAfterFiles: new Set(['isSecureAttachment']) } },
+  { name: 'refreshed-token-any-location', rule: 'AUTH-TENANT-EXECUTE', breaks: 'lets an access token issued for a refresh token reach every location', policy: { refreshedTokensReachAnyLocation: true } },
 ] as const satisfies readonly FaultEntry[];
 
 export type FaultName = (typeof FAULTS)[number]['name'];

@@ -26,6 +26,8 @@ export interface StoredFile extends Blob {
   readonly uploadedAt: number;
   /** Present for secure attachments. */
   readonly slug?: string;
+  /** The id of the first file of its upload. */
+  readonly firstOfUpload: string;
 }
 
 /** Uploaded bytes in a temporary directory removed on close, and the records that point at them. */
@@ -80,6 +82,11 @@ export class FileStore {
 
   bySlug(slug: string): StoredFile | undefined {
     return this.#bySlug.get(slug);
+  }
+
+  /** The files of a location, in the order they were added. */
+  ofLocation(locationId: string): StoredFile[] {
+    return [...this.#byId.values()].filter((file) => file.locationId === locationId);
   }
 
   open(file: StoredFile, range?: { start: number; end: number }): ReadStream {

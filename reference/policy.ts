@@ -98,6 +98,10 @@ export interface Policy {
   readonly refusedFields: ReadonlySet<string>;
   /** Each file of a secure upload is stored as secure, or only the first. */
   readonly secureFiles: 'every' | 'first';
+  /** Fields the server drops when they come after a file part (it decides from the fields read before the files). */
+  readonly droppedAfterFiles: ReadonlySet<string>;
+  /** A new non-secure file of a name the location already holds as one replaces that file's bytes, rather than being a file of its own. */
+  readonly overwritesByName: boolean;
 
   // The upload's answer
   readonly uploadResponseKey: 'uploadedFiles' | 'files';
@@ -140,6 +144,8 @@ export interface Policy {
   readonly verifySignature: boolean;
   /** The part of the file a signed URL sends; undefined for all of it. */
   readonly signedDownloadRange: (file: StoredFile) => { start: number; end: number } | undefined;
+  /** The file a signed URL is issued for, from the one asked for and the first file of its upload. */
+  readonly signedFileOf: (asked: StoredFile, firstOfUpload: StoredFile) => StoredFile;
 
   // The dated change
   /** From this instant (epoch ms) every upload is stored as secure. */
@@ -148,6 +154,8 @@ export interface Policy {
   readonly cutoverEndsAt: number;
   /** After the cutover isSecureAttachment=false no longer makes an upload non-secure. */
   readonly cutoverOverridesFlag: boolean;
+  /** The channels whose uploads the change makes secure (the others' are then stored non-secure); the contract says every one. */
+  readonly cutoverChannels: 'every' | 'email';
 
   // Agent execution and sessions
   readonly executePaths: readonly string[];
@@ -168,6 +176,8 @@ export interface Policy {
   readonly requireExecutionId: boolean;
   readonly rejectUnknownSessions: boolean;
   readonly continueSessions: boolean;
+  /** A continuation of a session that is not the one with the latest turn continues that latest one instead. */
+  readonly continuesLatestSession: boolean;
   /** Every new session gets this executionId rather than a fresh one. */
   readonly fixedExecutionId?: string;
   /** Whether the exchange of this turn of a session (1, 2, …) gets a new interactionId rather than the previous one. */
@@ -200,6 +210,8 @@ export interface Policy {
   readonly rotateRefreshTokens: boolean;
   /** The location a location token is issued for, from the requested one and the Agency's locations. */
   readonly locationTokenFor: (requested: string, companyLocations: readonly string[]) => string;
+  /** An access token issued for a refresh token reaches every location, not only its grant's. */
+  readonly refreshedTokensReachAnyLocation: boolean;
 }
 
 /** What a client receives for a refusal. */
@@ -274,6 +286,8 @@ export const DEFAULT_POLICY: Policy = {
   uploadRequiresToken: true,
   refusedFields: new Set(),
   secureFiles: 'every',
+  droppedAfterFiles: new Set(),
+  overwritesByName: false,
 
   uploadResponseKey: 'uploadedFiles',
   listEveryFile: true,
@@ -301,10 +315,12 @@ export const DEFAULT_POLICY: Policy = {
   signedUrlBindsSlug: true,
   verifySignature: true,
   signedDownloadRange: () => undefined,
+  signedFileOf: (asked) => asked,
 
   cutoverAt: Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`),
   cutoverEndsAt: Number.POSITIVE_INFINITY,
   cutoverOverridesFlag: true,
+  cutoverChannels: 'every',
 
   executePaths: [DEPRECATED_EXECUTE_PATH, ...REPLACEMENT_PATHS],
   replacementMessageField: 'message',
@@ -319,6 +335,7 @@ export const DEFAULT_POLICY: Policy = {
   requireExecutionId: false,
   rejectUnknownSessions: true,
   continueSessions: true,
+  continuesLatestSession: false,
   newInteractionOnTurn: () => true,
   interactionIdsPerSession: false,
   reportedSuccess: true,
@@ -336,6 +353,7 @@ export const DEFAULT_POLICY: Policy = {
   refreshChecksClientSecret: true,
   rotateRefreshTokens: true,
   locationTokenFor: (requested) => requested,
+  refreshedTokensReachAnyLocation: false,
 };
 
 /** What a client receives for a refusal: the style's status, then its body for that status, with its extras. */

@@ -15,6 +15,8 @@ export interface Token {
   scopes: string[];
   /** Epoch ms; seed tokens never expire. */
   expiresAt?: number;
+  /** Issued for a refresh token. */
+  refreshed?: true;
   env?: string;
 }
 

@@ -30,6 +30,9 @@ import { excerpt } from './checks/expectations.ts';
 import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
 import type { Case } from './contract/domains.ts';
 import type { Space } from './contract/generate.ts';
+import { type ProfileName, profileOf } from './model/commands.ts';
+import { Model } from './model/model.ts';
+import { describeSequence, runSequences } from './model/run.ts';
 
 export { expect } from './checks/expectations.ts';
 
@@ -57,6 +60,8 @@ interface TestFixtures {
   freshReference: void;
   /** Every exchange of the test, redacted; attached to its report, and, for a failed or inconclusive test, its reproducer. */
   evidence: Evidence;
+  /** Puts the target back in its starting state where the suite can (the reference server), for a test that runs several sequences. */
+  restartTarget: () => Promise<void>;
   transport: Transport;
   api: Api;
   clock: ServerClock;
@@ -174,14 +179,22 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     { auto: true, box: 'self' },
   ],
 
+  restartTarget: [
+    async ({ referenceServer, target, secrets, refreshChain }, use) =>
+      use(async () => {
+        await referenceServer?.app.resetState();
+        // What the target issued before is gone with its state (in replay: was gone when the test was recorded).
+        if (target.freshEachTest) {
+          secrets.forgetIssued();
+          refreshChain.restart();
+        }
+      }),
+    { box: 'self' },
+  ],
+
   freshReference: [
-    async ({ referenceServer, target, secrets, refreshChain }, use) => {
-      await referenceServer?.app.resetState();
-      // What the target issued before is gone with its state (in replay: was gone when the test was recorded).
-      if (target.freshEachTest) {
-        secrets.forgetIssued();
-        refreshChain.restart();
-      }
+    async ({ restartTarget }, use) => {
+      await restartTarget();
       await use();
     },
     { auto: true, box: 'self' },
@@ -439,4 +452,39 @@ export function instantKeeper(travel: TimeTravel, movable: boolean): (iso: strin
 /** What the server's clock reaches: every instant with a test clock, else the regime it is in now. */
 export async function reachOf(clock: ServerClock): Promise<Reach> {
   return { movable: clock.movable, regime: regimeAt(await clock.now()) };
+}
+
+/** Sequences drawn per test, and operations per sequence: a few short runs, so that a live run stays within minutes. */
+export const SEQUENCES = 4;
+export const MAX_OPERATIONS = 10;
+
+/**
+ * A rule over sequences of operations (src/model/): sequences of the profile drawn from GENERATOR_SEED, each from the
+ * target's starting state, every answer judged by the model. A disagreement is shrunk to the shortest sequence that
+ * still breaks its rule (this test's own first) and reported as those requests; a rule other than this test's own
+ * fails that rule, and this one is left unjudged, as a failed prerequisite is.
+ */
+export async function forEverySequence(profile: ProfileName, fixtures: Pick<TestFixtures, 'api' | 'clock' | 'restartTarget'> & { target: Target; refreshChain: RefreshChain }): Promise<void> {
+  const { api, clock, restartTarget, target, refreshChain } = fixtures;
+  const config = suiteConfig();
+  if (config.mode === 'live') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS));
+  const own = notesOf(test.info().annotations, ANNOTATION.rule)[0] as RuleId;
+  const start = clock.movable ? await clock.now() : undefined;
+  const setup = async () => {
+    await restartTarget();
+    const now = start === undefined ? await clock.now() : await clock.set(start);
+    // The refresh token is spent here only where the target is put back before each sequence: elsewhere the refresh checks spend it, once a run.
+    const chain = target.freshEachTest ? refreshChain : undefined;
+    return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [] } };
+  };
+  const options = { seed: config.generator.seed, runs: SEQUENCES, maxCommands: MAX_OPERATIONS, timeLimitMs: PROPERTY_TIMEOUT_MS / 2 };
+  const run = await runSequences(profileOf(profile, { nonEmail: target.nonEmailConversationId !== undefined }), own, options, setup);
+  if (run.halted) throw run.halted;
+  const skipped = run.notApplicable.length > 0 ? `; ${run.notApplicable.length} steps not applicable, as ${run.notApplicable[0].replace(/^\(not applicable: |\)$/g, '')}` : '';
+  observe(`${run.sequences} sequences of at most ${MAX_OPERATIONS} operations (${run.steps} steps) drawn from seed ${run.seed}${skipped}`);
+  if (!run.failure) return;
+  const { rule: broken, message, sequence, shrinks } = run.failure;
+  const found = `${message}\n\nthe shortest sequence found (shrunk in ${shrinks} steps; GENERATOR_SEED=${run.seed} draws it again):\n${describeSequence(sequence)}`;
+  if (broken !== own) prerequisiteFailed(broken, found);
+  throw Object.assign(new Error(found), { stack: undefined });
 }

@@ -137,13 +137,19 @@ function continueOrStart(executionId: string | undefined, agentId: string, token
   if (executionId !== undefined && known?.agentId !== agentId && ctx.policy.rejectUnknownSessions) {
     throw new ApiError(404, 'unknown_session', `no session ${executionId} for agent ${agentId}`);
   }
-  if (known && known.agentId === agentId && ctx.policy.continueSessions) return known;
+  if (known && known.agentId === agentId && ctx.policy.continueSessions) return latestTurn(ctx.policy.continuesLatestSession ? [...ctx.sessions.values()].pop()! : known, ctx);
   const session: Session = {
     executionId: ctx.policy.fixedExecutionId ?? ctx.ids.next('exec'),
     agentId,
     token,
     turns: 0,
   };
+  return latestTurn(session, ctx);
+}
+
+/** The sessions stay in the order of their latest turns. */
+function latestTurn(session: Session, ctx: Context): Session {
+  ctx.sessions.delete(session.executionId);
   ctx.sessions.set(session.executionId, session);
   return session;
 }

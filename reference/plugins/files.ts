@@ -102,7 +102,8 @@ async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, 
   const token = authenticate(request, ctx);
   if (!ctx.policy.issueSignedUrls) throw forbidden(`the token lacks the scope ${FILES_READONLY_SCOPE}`);
   const { slug } = request.params;
-  const file = ctx.files.bySlug(slug);
+  const asked = ctx.files.bySlug(slug);
+  const file = asked && ctx.policy.signedFileOf(asked, ctx.files.byId(asked.firstOfUpload) ?? asked);
   if (!file) {
     if (ctx.policy.crashOnUnknownSlug) throw new Error(`no record for slug ${slug}`);
     throw notFound('no such file');

@@ -17,7 +17,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const issue = (grant: Omit<Grant, 'clientId'>, withRefresh: Grant | undefined) => {
+  const issue = (grant: Omit<Grant, 'clientId'>, withRefresh: Grant | undefined, refreshed?: true) => {
     const accessToken = ctx.ids.next('at', 32);
     ctx.world.addToken({
       value: accessToken,
@@ -27,6 +27,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
       locationId: grant.locationId,
       scopes: grant.scopes,
       expiresAt: ctx.clock.now() + ACCESS_TOKEN_SECONDS * 1000,
+      refreshed,
     });
     let refreshToken: string | undefined;
     if (withRefresh) {
@@ -72,7 +73,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     if (!grant || grant.clientId !== app.clientId) throw oauthError(400, 'invalid_grant', 'the code or refresh token is unknown, used or of another client');
     if (refreshToken === undefined) return issue(grant, grant);
     const renewed = { ...grant, scopes: ctx.policy.refreshedScopes(grant.scopes) };
-    return ctx.policy.rotateRefreshTokens ? issue(renewed, grant) : { ...issue(renewed, undefined), refresh_token: refreshToken };
+    return ctx.policy.rotateRefreshTokens ? issue(renewed, grant, true) : { ...issue(renewed, undefined, true), refresh_token: refreshToken };
   });
 
   const locationToken = async (request: FastifyRequest<{ Body: Form }>) => {

@@ -52,7 +52,8 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
       const conversation = checkTarget(fields, ctx);
       const secure = isSecure(fields, conversation?.channel, ctx);
       const base = filesBase(request, ctx);
-      const stored = received.files.map((file, index) => record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), ctx));
+      const stored: StoredFile[] = [];
+      for (const [index, file] of received.files.entries()) stored.push(record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), stored[0]?.id, ctx));
       const query = ctx.policy.fileUrlQuery === undefined ? '' : `?${ctx.policy.fileUrlQuery}`;
       const urls = stored.map((file) =>
         referenceTo(
@@ -86,6 +87,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
     });
     for await (const part of parts) {
       if (part.type === 'field') {
+        if (received.files.length > 0 && ctx.policy.droppedAfterFiles.has(part.fieldname)) continue;
         if (part.valueTruncated || part.fieldnameTruncated) throw new ApiError(413, 'field_too_large', `form field ${part.fieldname} is over ${FIELD_BYTES} bytes`);
         (received.fields[part.fieldname] ??= []).push(String(part.value));
         continue;
@@ -250,16 +252,28 @@ function checkTarget(fields: UploadFields, ctx: Context) {
 function isSecure(fields: UploadFields, channel: string | undefined, ctx: Context): boolean {
   const flag = fields.isSecureAttachment?.toLowerCase();
   const now = ctx.clock.now();
-  if (now >= ctx.policy.cutoverAt && now < ctx.policy.cutoverEndsAt) return ctx.policy.cutoverOverridesFlag || flag !== 'false';
+  if (now >= ctx.policy.cutoverAt && now < ctx.policy.cutoverEndsAt) {
+    if (ctx.policy.cutoverChannels === 'email' && channel !== undefined && channel !== 'email') return false;
+    return ctx.policy.cutoverOverridesFlag || flag !== 'false';
+  }
   if (flag !== 'true') return false;
   if (channel !== 'email') throw badRequest('secure attachments are supported on the email channel only: name an email conversation');
   return true;
 }
 
-function record(file: ReceivedFile, locationId: string, secure: boolean, ctx: Context): StoredFile {
+function record(file: ReceivedFile, locationId: string, secure: boolean, firstOfUpload: string | undefined, ctx: Context): StoredFile {
+  const id = ctx.ids.next('file');
+  const namesake = ctx.policy.overwritesByName && !secure ? ctx.files.ofLocation(locationId).find((f) => f.fileName === file.fileName && !f.slug) : undefined;
+  if (namesake) {
+    ctx.files.add({ ...namesake, ...file.blob });
+    // The bytes it held are no file's any more.
+    void ctx.files.discard([namesake]);
+    return namesake;
+  }
   const stored: StoredFile = {
     ...file.blob,
-    id: ctx.ids.next('file'),
+    id,
+    firstOfUpload: firstOfUpload ?? id,
     fileName: file.fileName,
     extension: file.extension,
     locationId,

@@ -20,6 +20,7 @@ import {
   upload,
   uploadedUrl,
   absoluteUrls,
+  multipart,
   validFields,
   WORLD,
 } from './helpers.ts';
@@ -256,6 +257,36 @@ const PROBES: Record<FaultName, Probe> = {
     const ids: string[] = [];
     for (let turn = 2; turn <= 4; turn++) ids.push((await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } })).json().interactionId);
     return new Set(ids).size;
+  },
+  'signed-url-first-file-of-upload': async (app) => {
+    const response = await upload(app, { fields: secureFields, files: files(2) });
+    const signed = await fetchUrl(app, absoluteUrls(response.json())[1], apiHeaders(WORLD.tokens.filesReadonly));
+    return sha256((await fetchUrl(app, offeredUrl(signed)!)).rawPayload);
+  },
+  'upload-name-overwrites': async (app) => {
+    const first = await uploadedUrl(app, { files: files(1) });
+    await upload(app, { files: files(1, 200) });
+    return (await fetchUrl(app, first)).rawPayload.length;
+  },
+  'cutover-email-only': urlPathAt('2026-11-30T12:00:00Z', validFields({ conversationId: WORLD.nonEmailConversationId })),
+  'session-continues-latest': async (app) => {
+    const { executionId } = (await execute(app)).json();
+    await execute(app);
+    return (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } })).json().executionId === executionId;
+  },
+  'secure-flag-dropped-after-file': async (app) => {
+    const { payload, contentType } = multipart(validFields(), files(1));
+    // The flag's part moved after the file's: the body ends with it before the closing delimiter.
+    const flag = Buffer.from('--reference-test-boundary\r\nContent-Disposition: form-data; name="isSecureAttachment"\r\n\r\ntrue\r\n');
+    const closing = Buffer.from('--reference-test-boundary--\r\n');
+    const body = Buffer.concat([payload.subarray(0, payload.length - closing.length), flag, closing]);
+    const response = await app.inject({ method: 'POST', url: '/conversations/messages/upload', headers: { ...apiHeaders(), 'content-type': contentType }, payload: body });
+    return new URL(absoluteUrls(response.json())[0]).pathname.split('/').slice(0, 3).join('/');
+  },
+  'refreshed-token-any-location': async (app) => {
+    const token = (await refresh(app)).json().access_token;
+    const foreign = { ...apiHeaders(token), 'content-type': 'application/json' };
+    return (await execute(app, { agentId: WORLD.foreignAgentId, headers: foreign, body: { message: 'hi', locationId: WORLD.foreignLocationId } })).statusCode;
   },
 };
 

@@ -28,11 +28,10 @@ function everyValue<T extends object>(values: T): { readonly [K in keyof T]-?: E
   return values as { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
 }
 
-/** The seed's values as the suite sees them (worldOf), and one the suite has no setting for. */
+/** The seed's values as the suite sees them (worldOf). */
 export const WORLD = {
   ...everyValue(world),
   tokens: everyValue(world.tokens),
-  smsConversationId: seed.conversations.find((c) => c.channel === 'sms')!.id,
 };
 
 export const EXECUTE_URL = expandPath(DEPRECATED_EXECUTE_PATH, { agentId: WORLD.agentId });

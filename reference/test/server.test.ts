@@ -70,7 +70,7 @@ describe('upload', () => {
   });
 
   test('refuses a secure upload on a conversation that is not email', async () => {
-    const response = await upload(app(), { fields: validFields({ isSecureAttachment: 'true', conversationId: WORLD.smsConversationId }) });
+    const response = await upload(app(), { fields: validFields({ isSecureAttachment: 'true', conversationId: WORLD.nonEmailConversationId }) });
     assert.equal(response.statusCode, 400);
   });
 
@@ -136,7 +136,7 @@ describe('the cutover of 30 November 2026 (00:00Z on this server)', () => {
   test('stores every upload as secure from 00:00:00Z, whatever the flag', async () => {
     assert.match(await pathAt('2026-11-30T00:00:00Z'), /^\/files\/d\//);
     assert.match(await pathAt('2026-11-30T00:00:01Z', validFields({ isSecureAttachment: 'false' })), /^\/files\/d\//);
-    assert.match(await pathAt('2026-12-30T00:00:00Z', validFields({ conversationId: WORLD.smsConversationId })), /^\/files\/d\//);
+    assert.match(await pathAt('2026-12-30T00:00:00Z', validFields({ conversationId: WORLD.nonEmailConversationId })), /^\/files\/d\//);
   });
 });
 

@@ -43,9 +43,16 @@ export class InfrastructureError extends Error {
 
 export type Fields = Record<string, string | string[]>;
 
+/** How a multipart body is laid out (RFC 7578 leaves it to the client): where the fields stand among the file parts. */
+export type PartOrder = 'fields-first' | 'files-first' | 'between';
+
 export interface UploadRequest {
   fields?: Fields;
   files?: TestFile[];
+  /** The order of the parts; fields first by default. */
+  order?: PartOrder;
+  /** Each file part's declared Content-Type; by default the one its name gives (the HTTP client's guess). */
+  partType?: (file: TestFile) => string;
   auth?: Auth;
   /** Extra headers; `version: null` leaves the Version header out. */
   headers?: Record<string, string | null>;
@@ -95,11 +102,20 @@ export class Api {
   async upload(label: string, request: UploadRequest): Promise<Reply> {
     const form = new FormData();
     const fields = request.fields ?? this.uploadFields();
-    for (const [name, value] of Object.entries(fields)) {
-      for (const item of Array.isArray(value) ? value : [value]) form.append(name, item);
-    }
-    for (const file of request.files ?? []) form.append(FILE_FORM_KEY, new Blob([file.bytes]), file.name);
-    const summary = { fields, files: (request.files ?? []).map(fileRef) };
+    const files = request.files ?? [];
+    const appendFields = () => {
+      for (const [name, value] of Object.entries(fields)) {
+        for (const item of Array.isArray(value) ? value : [value]) form.append(name, item);
+      }
+    };
+    const appendFiles = (from: number, to: number) => {
+      for (const file of files.slice(from, to)) form.append(FILE_FORM_KEY, new Blob([file.bytes], { type: request.partType?.(file) }), file.name);
+    };
+    const fieldsAt = { 'fields-first': 0, between: Math.max(1, Math.ceil(files.length / 2)), 'files-first': files.length }[request.order ?? 'fields-first'];
+    appendFiles(0, fieldsAt);
+    appendFields();
+    appendFiles(fieldsAt, files.length);
+    const summary = { fields, files: files.map(fileRef), ...(request.order ? { order: request.order } : {}) };
     return this.send(label, 'POST', UPLOAD_PATH, {
       headers: this.headers(request.auth ?? 'access', request.headers),
       multipart: form,

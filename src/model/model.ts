@@ -1,0 +1,150 @@
+// A model of the contract's state: the files a run uploaded (bytes, name, URL, instant, secure or permanent), the
+// sessions it opened, the tokens it holds and what each must reach, the server's clock and the regime of the dated
+// change. For each operation it says what the contract allows the answer to be (exactly, a set, or open), and a
+// disagreement names the rule of the catalogue it breaks.
+import { accepted, type Auth, type Reply, serves } from '../client/api.ts';
+import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
+import type { RuleId } from '../contract/rules.ts';
+import type { TestFile } from '../files/test-file.ts';
+import { excerpt } from '../checks/expectations.ts';
+import { type Regime, regimeAt } from '../time/server-clock.ts';
+
+/** A rule the server's answer breaks. */
+export class Disagreement extends Error {
+  constructor(
+    readonly rule: RuleId,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A step a correct server may refuse for a reason the contract leaves open (a wire form, a shape not shown): no verdict. */
+export class NotApplicable extends Error {}
+
+/** Where an upload goes: the email conversation, the contact, both, or a conversation of another channel. */
+export type UploadTarget = 'conversation' | 'contact' | 'both' | 'non-email';
+export type SecureFlag = 'absent' | 'false' | 'true';
+
+/**
+ * How far a test clock may have run on since the model last set or read it (a clock may run once set; the suite's
+ * pace and retries delay requests): ages within this of an edge, and instants within it of a regime's end, are open.
+ */
+export const CLOCK_SLACK_MS = 300_000;
+
+const WINDOW_MS = SECURE_PUBLIC_WINDOW_SECONDS * 1000;
+
+export interface ModelFile {
+  /** `#3`: the third file the run uploaded. */
+  label: string;
+  file: TestFile;
+  url: string;
+  /** Secure (its URL public for the hour, then private) or permanent (§4.1 rule 3). */
+  kind: 'secure' | 'permanent';
+  /** The server's time of the upload, by the model's clock. */
+  uploadedAt: number;
+  /** Which upload of the run it came with. */
+  upload: number;
+}
+
+export interface ModelSession {
+  label: string;
+  path: 'deprecated' | 'replacement';
+  executionId: string;
+  turns: number;
+  /** The token that runs it. */
+  caller: ModelToken;
+}
+
+/** A token of LOCATION_ID the run holds: configured, or obtained by an exchange; each must reach LOCATION_ID and no other. */
+export interface ModelToken {
+  label: string;
+  auth: Auth;
+  /** An exchanged token: the rule that guarantees it uploads and executes in LOCATION_ID. */
+  issuedBy?: 'OAUTH-REFRESH' | 'OAUTH-LOCATION-TOKEN';
+}
+
+export class Model {
+  readonly files: ModelFile[] = [];
+  readonly sessions: ModelSession[] = [];
+  readonly tokens: ModelToken[];
+  readonly interactionIds = new Set<string>();
+  /** Disagreements that leave the model's state sound (a file of the wrong kind, a read, a refusal that was due): the sequence goes on. */
+  readonly noted: Disagreement[] = [];
+  uploads = 0;
+  /** Whether the foreign agent ran with its own location's token, the control of every refusal there. */
+  foreignControl: 'unknown' | 'accepted' | 'refused' = 'unknown';
+
+  constructor(
+    /** The server's time as the model knows it: set by the model with a test clock, else read once. */
+    public now: number,
+    readonly movable: boolean,
+    configured: ModelToken,
+  ) {
+    this.tokens = [configured];
+  }
+
+  /** The regime of the dated change now, open where a running clock could have crossed into another. */
+  regime(): Regime {
+    const at = regimeAt(this.now);
+    return at === regimeAt(this.now + CLOCK_SLACK_MS) ? at : 'ambiguous';
+  }
+
+  secureFiles(): ModelFile[] {
+    return this.files.filter((file) => file.kind === 'secure');
+  }
+
+  /**
+   * What the contract makes of an upload's files now: secure (with the rule that says so), permanent (rule 3: no
+   * secure flag before the change), or open (the ambiguous day; the flag on a channel it is not for).
+   */
+  expectedKind(target: UploadTarget, flag: SecureFlag): { kind: 'secure'; rule: RuleId } | { kind: 'permanent' } | { kind: 'open' } {
+    const regime = this.regime();
+    if (regime === 'after') return { kind: 'secure', rule: flag === 'false' ? 'CUTOVER-FLAG-IGNORED' : 'CUTOVER-ALL-SECURE' };
+    if (regime === 'ambiguous') return { kind: 'open' };
+    if (flag !== 'true') return { kind: 'permanent' };
+    // Email only (§2.1, §4.1 rule 4): the email conversation's upload is secure; a contact's channel is not known.
+    return target === 'conversation' || target === 'both' ? { kind: 'secure', rule: 'SECURE-URL-FORM' } : { kind: 'open' };
+  }
+
+  /** Whether a refusal of this upload is allowed: the secure flag where it is not for, before the change. */
+  mayRefuse(target: UploadTarget, flag: SecureFlag): boolean {
+    return flag === 'true' && this.regime() !== 'after' && (target === 'non-email' || target === 'contact');
+  }
+
+  /**
+   * What an anonymous read of a file's URL must give now: its bytes (a refusal breaks `rule`, other bytes `exact`),
+   * nothing of them, or either (near the hour's edge).
+   */
+  expectedRead(file: ModelFile): { serve: true; rule: RuleId; exact: RuleId } | { serve: false; rule: RuleId } | 'open' {
+    const age = this.now - file.uploadedAt;
+    if (file.kind === 'permanent') return { serve: true, rule: age < WINDOW_MS ? 'PERMANENT-URL-ANONYMOUS' : 'PERMANENT-URL-LASTS', exact: 'PERMANENT-URL-ANONYMOUS' };
+    if (age < WINDOW_MS - CLOCK_SLACK_MS) return { serve: true, rule: 'SECURE-PUBLIC-WINDOW', exact: 'SECURE-PUBLIC-WINDOW' };
+    if (age >= WINDOW_MS + CLOCK_SLACK_MS) return { serve: false, rule: 'SECURE-PRIVATE-AFTER' };
+    return 'open';
+  }
+
+  /** The file of the run these bytes are, if any. */
+  fileServedBy(reply: Reply): ModelFile | undefined {
+    return this.files.find((file) => serves(reply, file.file));
+  }
+
+  note(disagreement: Disagreement): void {
+    this.noted.push(disagreement);
+  }
+
+  /** A new interactionId, once per exchange (§2.4). */
+  expectNewInteraction(id: unknown, exchange: string): void {
+    if (typeof id !== 'string') throw new Disagreement('EXEC-RESPONSE-SCHEMA', `${exchange}: interactionId is ${JSON.stringify(id)}, not a string`);
+    if (this.interactionIds.has(id)) throw new Disagreement('SESSION-INTERACTION-NEW', `${exchange}: interactionId ${id} was given to an earlier exchange of the run`);
+    this.interactionIds.add(id);
+  }
+}
+
+/** An answer that must be an acceptance; a refusal breaks `rule`. */
+export function mustAccept(reply: Reply, what: string, rule: RuleId): void {
+  if (!accepted(reply)) throw new Disagreement(rule, `${what} answered ${reply.status} ${excerpt(reply)}`.trim());
+}
+
+/** How a model's answer is shown: the status and the start of the body, secrets redacted. */
+export const shown = (reply: Reply) => `${reply.status} ${excerpt(reply)}`.trim();

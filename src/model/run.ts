@@ -1,0 +1,115 @@
+// Generated sequences judged by the model: fast-check draws runs of commands from a profile (fc.commands), runs each
+// against the target with a fresh model (fc.asyncModelRun), and shrinks a sequence the model disagrees with to the
+// shortest that still breaks the same rule. The result names the rule, the sequence as the requests it sent, the seed.
+import fc from 'fast-check';
+import { InfrastructureError } from '../client/api.ts';
+import { ReplayMismatchError } from '../client/transport.ts';
+import type { RuleId } from '../contract/rules.ts';
+import type { Real, Step } from './commands.ts';
+import { Disagreement, type Model } from './model.ts';
+
+export interface SequenceOptions {
+  seed: number;
+  /** Sequences drawn. */
+  runs: number;
+  maxCommands: number;
+  /** How long shrinking may go on against a live target before the shortest sequence so far is reported. */
+  timeLimitMs: number;
+}
+
+export interface SequenceRun {
+  seed: number;
+  /** Sequences run, shrinking included, and the requests' steps they sent. */
+  sequences: number;
+  steps: number;
+  /** The steps a correct server may refuse, as the log noted them. */
+  notApplicable: string[];
+  /** The shortest sequence found that breaks a rule: that rule, the steps sent, the model's words. */
+  failure?: { rule: RuleId; sequence: string[]; message: string; shrinks: number };
+  /** What stopped the run without a verdict: an unreachable target, a request replay has no recording of. */
+  halted?: Error;
+}
+
+/**
+ * Sequences of commands, drawn at least half as long as `maxCommands` and shrunk down to any length. fc.commands()
+ * has no least length, and its first few runs are short (0, 8 and 2 commands for the first three of one seed): a test
+ * of three runs would send next to nothing. asyncModelRun runs an array as it runs fc.commands(): each command whose
+ * check() holds, in order; shrinking drops commands (each one's own values are kept).
+ */
+class Sequences extends fc.Arbitrary<Step[]> {
+  readonly #drawn: fc.Arbitrary<Step[]>;
+  readonly #shrunk: fc.Arbitrary<Step[]>;
+
+  constructor(commands: fc.Arbitrary<Step>[], maxCommands: number) {
+    super();
+    const step = fc.oneof(...commands);
+    this.#drawn = fc.array(step, { minLength: Math.ceil(maxCommands / 2), maxLength: maxCommands, size: 'max' });
+    this.#shrunk = fc.array(step, { maxLength: maxCommands });
+  }
+
+  generate(random: fc.Random, bias: number | undefined): fc.Value<Step[]> {
+    const drawn = this.#drawn.generate(random, bias);
+    return new fc.Value(drawn.value_, undefined);
+  }
+
+  canShrinkWithoutContext(value: unknown): value is Step[] {
+    return Array.isArray(value);
+  }
+
+  shrink(value: Step[]): fc.Stream<fc.Value<Step[]>> {
+    return this.#shrunk.shrink(value, undefined);
+  }
+}
+
+/**
+ * Each sequence starts from `setup`: the target put back where it can be (the reference server, its test clock), a
+ * fresh model. A disagreement on `own` is shrunk first; failing that, the first disagreement on another rule is, by the
+ * same draws again (the same seed draws the same sequences), so that each is reported with its shortest sequence.
+ */
+export async function runSequences(commands: fc.Arbitrary<Step>[], own: RuleId, options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>): Promise<SequenceRun> {
+  const result: SequenceRun = { seed: options.seed, sequences: 0, steps: 0, notApplicable: [] };
+  const first = await shrinkTo(own, commands, options, setup, result);
+  if (result.failure || result.halted || first === undefined) return result;
+  await shrinkTo(first, commands, options, setup, result);
+  return result;
+}
+
+/** One fast-check run that fails on disagreements with `rule` only; answers the rule of the first other disagreement. */
+async function shrinkTo(rule: RuleId, commands: fc.Arbitrary<Step>[], options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>, result: SequenceRun): Promise<RuleId | undefined> {
+  let other: RuleId | undefined;
+  let found: { error: Disagreement; log: string[] } | undefined;
+  const property = fc.asyncProperty(new Sequences(commands, options.maxCommands), async (sequence) => {
+    if (result.halted) return;
+    const { model, real } = await setup();
+    result.sequences += 1;
+    try {
+      await fc.asyncModelRun(() => ({ model, real }), sequence);
+    } catch (error) {
+      if (error instanceof InfrastructureError || error instanceof ReplayMismatchError) {
+        result.halted = error;
+        return;
+      }
+      if (!(error instanceof Disagreement)) throw error;
+      model.note(error);
+    } finally {
+      result.steps += real.log.filter((line) => !line.startsWith('  ')).length;
+      result.notApplicable.push(...real.log.filter((line) => line.startsWith('  (not applicable')).map((line) => line.trim()));
+    }
+    const broken = model.noted.find((disagreement) => disagreement.rule === rule);
+    other ??= model.noted[0]?.rule;
+    if (broken === undefined) return;
+    // Each failing run while shrinking is shorter than the one before: the last is the shortest.
+    found = { error: broken, log: [...real.log] };
+    throw broken;
+  });
+  const run = await fc.check(property, { seed: options.seed, numRuns: options.runs, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false });
+  if (run.failed && found) result.failure = { rule, sequence: found.log, message: found.error.message, shrinks: run.numShrinks };
+  else if (run.failed && run.errorInstance) throw run.errorInstance;
+  return other;
+}
+
+/** A sequence as the report shows it: one numbered request a line, the model's notes indented. */
+export const describeSequence = (sequence: readonly string[]) => {
+  let n = 0;
+  return sequence.map((line) => (line.startsWith('  ') ? `   ${line}` : `${String(++n).padStart(2)}. ${line}`)).join('\n');
+};

@@ -1,0 +1,101 @@
+// The model of src/model/: what it allows for each regime and age, and its runs: a disagreement shrunk to the
+// shortest sequence that still breaks the same rule, the test's own rule before another, a step not applicable noted.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { type Real, Step } from '../model/commands.ts';
+import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
+import { describeSequence, runSequences } from '../model/run.ts';
+import { REGIME_INSTANTS } from '../checks/requests.ts';
+import { testFile } from '../files/test-file.ts';
+
+const at = (iso: string) => new Model(Date.parse(iso), true, { label: 'ACCESS_TOKEN', auth: 'access' });
+const HOUR = 3_600_000;
+
+describe('the model of the contract', () => {
+  test('the flag decides before the change (email only), every upload is secure after it, the ambiguous day is open', () => {
+    const before = at(REGIME_INSTANTS.before);
+    assert.deepEqual(before.expectedKind('conversation', 'true'), { kind: 'secure', rule: 'SECURE-URL-FORM' });
+    assert.deepEqual(before.expectedKind('non-email', 'true'), { kind: 'open' });
+    assert.deepEqual(before.expectedKind('non-email', 'absent'), { kind: 'permanent' });
+    assert.equal(before.mayRefuse('non-email', 'true'), true);
+    assert.equal(before.mayRefuse('conversation', 'true'), false);
+    const after = at(REGIME_INSTANTS.after);
+    assert.deepEqual(after.expectedKind('non-email', 'absent'), { kind: 'secure', rule: 'CUTOVER-ALL-SECURE' });
+    assert.deepEqual(after.expectedKind('contact', 'false'), { kind: 'secure', rule: 'CUTOVER-FLAG-IGNORED' });
+    assert.equal(after.mayRefuse('non-email', 'true'), false);
+    assert.deepEqual(at('2026-11-29T18:00:00Z').expectedKind('conversation', 'absent'), { kind: 'open' });
+    // A clock that may run on for a few minutes could cross into the ambiguous day.
+    assert.equal(at(new Date(Date.parse('2026-11-29T10:00:00Z') - CLOCK_SLACK_MS / 2).toISOString()).regime(), 'ambiguous');
+  });
+
+  test('a secure file is public within the hour, private after it, open near its end; a permanent one serves at any age', () => {
+    const model = at(REGIME_INSTANTS.before);
+    const uploadedAt = model.now;
+    const file = (kind: ModelFile['kind']): ModelFile => ({ label: '#1', file: testFile('a.pdf', 10), url: 'http://x.invalid/files/d/a', kind, uploadedAt, upload: 1 });
+    const secure = file('secure');
+    assert.deepEqual(model.expectedRead(secure), { serve: true, rule: 'SECURE-PUBLIC-WINDOW', exact: 'SECURE-PUBLIC-WINDOW' });
+    model.now += HOUR;
+    assert.equal(model.expectedRead(secure), 'open');
+    model.now += CLOCK_SLACK_MS;
+    assert.deepEqual(model.expectedRead(secure), { serve: false, rule: 'SECURE-PRIVATE-AFTER' });
+    assert.deepEqual(model.expectedRead(file('permanent')), { serve: true, rule: 'PERMANENT-URL-LASTS', exact: 'PERMANENT-URL-ANONYMOUS' });
+  });
+
+  test('an interactionId given twice in a run breaks SESSION-INTERACTION-NEW', () => {
+    const model = at(REGIME_INSTANTS.before);
+    model.expectNewInteraction('int-1', 'first');
+    assert.throws(() => model.expectNewInteraction('int-1', 'second'), (error: unknown) => error instanceof Disagreement && error.rule === 'SESSION-INTERACTION-NEW');
+  });
+});
+
+/** A step of a toy server: `mark` leaves a mark, `check` breaks `rule` once two marks were left; `refused` is not applicable. */
+class Toy extends Step {
+  constructor(readonly kind: 'mark' | 'check' | 'idle' | 'refused', readonly rule: 'SESSION-CONTINUE' | 'SECURE-SIGNED-URL' = 'SESSION-CONTINUE') {
+    super();
+  }
+
+  check(): boolean {
+    return true;
+  }
+
+  toString(): string {
+    return this.kind === 'check' ? `check (${this.rule})` : this.kind;
+  }
+
+  protected async send(model: Model): Promise<void> {
+    if (this.kind === 'mark') model.uploads += 1;
+  }
+
+  protected async judge(model: Model): Promise<void> {
+    if (this.kind === 'refused') throw new NotApplicable('a form the server may refuse');
+    if (this.kind === 'check' && model.uploads >= 2) model.note(new Disagreement(this.rule, `${model.uploads} marks`));
+  }
+}
+
+const toys = [fc.constant(new Toy('mark')), fc.constant(new Toy('idle')), fc.constant(new Toy('refused')), fc.constant(new Toy('check')), fc.constant(new Toy('check', 'SECURE-SIGNED-URL'))];
+const setup = async () => ({ model: at(REGIME_INSTANTS.before), real: { log: [] } as unknown as Real });
+const options = { seed: 7, runs: 40, maxCommands: 10, timeLimitMs: 60_000 };
+
+describe('sequences judged by the model', () => {
+  test("a disagreement on the test's own rule is shrunk to the shortest sequence that shows it", async () => {
+    const run = await runSequences(toys, 'SESSION-CONTINUE', options, setup);
+    assert.equal(run.failure?.rule, 'SESSION-CONTINUE');
+    assert.deepEqual(run.failure?.sequence, ['mark', 'mark', 'check (SESSION-CONTINUE)']);
+    assert.match(describeSequence(run.failure!.sequence), /^ 1\. mark\n 2\. mark\n 3\. check \(SESSION-CONTINUE\)$/);
+    assert.ok(run.notApplicable.every((note) => note === '(not applicable: a form the server may refuse)'));
+  });
+
+  test('without one, the first disagreement on another rule is shrunk and reported under that rule', async () => {
+    const run = await runSequences(toys.filter((_, i) => i !== 3), 'SESSION-CONTINUE', options, setup);
+    assert.equal(run.failure?.rule, 'SECURE-SIGNED-URL');
+    assert.deepEqual(run.failure?.sequence, ['mark', 'mark', 'check (SECURE-SIGNED-URL)']);
+  });
+
+  test('a model that never disagrees reports its sequences and steps, and no failure', async () => {
+    const run = await runSequences([fc.constant(new Toy('mark')), fc.constant(new Toy('idle'))], 'SESSION-CONTINUE', { ...options, runs: 3 }, setup);
+    assert.equal(run.failure, undefined);
+    assert.equal(run.sequences, 3);
+    assert.ok(run.steps >= 15, `${run.steps} steps in 3 sequences of at least 5 operations`);
+  });
+});
