@@ -189,14 +189,24 @@ const uploadSpec = (targets: readonly UploadTarget[], flags: readonly SecureFlag
 
 // ——— reads ———
 
-/** An anonymous GET of a file's URL, as the upload's answer gave it. */
-export class ReadStep extends Step {
+/** A step on one of the run's files or sessions, by an index that wraps around those there are. */
+abstract class IndexedStep extends Step {
   constructor(readonly index: number) {
     super();
   }
 
+  /** How many there are to choose from: the step applies once there is one. */
+  protected abstract among(model: Readonly<Model>): number;
+
   check(model: Readonly<Model>): boolean {
-    return model.files.length > 0;
+    return this.among(model) > 0;
+  }
+}
+
+/** An anonymous GET of a file's URL, as the upload's answer gave it. */
+export class ReadStep extends IndexedStep {
+  protected among(model: Readonly<Model>): number {
+    return model.files.length;
   }
 
   toString(): string {
@@ -370,13 +380,9 @@ export class StartStep extends Step {
 }
 
 /** The next message of one of the run's sessions, by its path and token. */
-export class ContinueStep extends Step {
-  constructor(readonly index: number) {
-    super();
-  }
-
-  check(model: Readonly<Model>): boolean {
-    return model.sessions.length > 0;
+export class ContinueStep extends IndexedStep {
+  protected among(model: Readonly<Model>): number {
+    return model.sessions.length;
   }
 
   toString(): string {
