@@ -25,7 +25,8 @@ export interface AfterUpload {
   aged?: { from: number; to: number };
   /**
    * The ages (seconds after the upload) at which `check` holds by the contract, where a rule has an edge (the public
-   * hour): each read is then judged at the age the server saw, by its clock read just before and after the check.
+   * hour): each read is then judged at the age the server saw, by its clock read just before and after the check, and
+   * `check` must assert hard (expect, not expect.soft): a failure of a read that may have crossed the edge proves nothing.
    */
   holds?: { from: number; to: number };
   /** `when` says when, for messages and evidence labels. */
@@ -168,10 +169,15 @@ export class TimeTravel {
         await this.clock.reserve(3);
         before = await this.clock.set(target);
       }
-      await plan.check(uploaded, when);
+      // A check near an edge asserts hard: what it found counts only once the read is known to be on its side.
+      const failure = await plan.check(uploaded, when).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
       last = await this.clock.now();
       const ages = { from: Math.max(0, (before - upload.to) / 1000), to: (last + resolution - upload.from) / 1000 };
       if (!within(ages, holds)) return missedEdge(when, ages, holds);
+      if (failure) throw failure.error;
     }
     return undefined;
   }
