@@ -174,10 +174,11 @@ export class UploadStep extends Step {
 /** The model's token at `index`, wrapping around. */
 const tokenOf = (model: Readonly<Model>, index: number): ModelToken => model.tokens[index % model.tokens.length];
 
-const uploadSpec = (targets: readonly UploadTarget[], flags: readonly SecureFlag[], wire: boolean, minFiles: number): fc.Arbitrary<UploadSpec> =>
+/** `reuse`: always give the first file an earlier file's name (where there is one), or only sometimes. */
+const uploadSpec = (targets: readonly UploadTarget[], flags: readonly SecureFlag[], wire: boolean, minFiles: number, reuse: 'always' | 'sometimes'): fc.Arbitrary<UploadSpec> =>
   fc.record({
     files: fc.array(fc.record({ extension: fc.constantFrom(...EXTENSIONS), size: fc.nat(40), unicode: fc.boolean() }), { minLength: minFiles, maxLength: 3 }),
-    reuse: fc.option(fc.nat(8), { nil: undefined }),
+    reuse: reuse === 'always' ? fc.nat(8) : fc.option(fc.nat(8), { nil: undefined }),
     target: fc.constantFrom(...targets),
     flag: fc.constantFrom(...flags),
     order: wire ? fc.constantFrom<PartOrder>('fields-first', 'files-first', 'between') : fc.constant<PartOrder>('fields-first'),
@@ -543,7 +544,8 @@ const weighted = (...entries: [number, fc.Arbitrary<Step>][]) => entries.flatMap
 
 /** The operations of each profile; every profile's answers are judged by the whole model. */
 export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<Step>[] {
-  const upload = (flags: readonly SecureFlag[], wire = false, targets = targetsOf(can), minFiles = 1) => uploadSpec(targets, flags, wire, minFiles).map((spec) => new UploadStep(spec) as Step);
+  const upload = (flags: readonly SecureFlag[], wire = false, targets = targetsOf(can), minFiles = 1, reuse: 'always' | 'sometimes' = 'sometimes') =>
+    uploadSpec(targets, flags, wire, minFiles, reuse).map((spec) => new UploadStep(spec) as Step);
   const read = fc.nat(8).map((i) => new ReadStep(i) as Step);
   const signedBy = (...callers: SignedCaller[]) => fc.tuple(fc.nat(8), fc.constantFrom(...callers)).map(([i, caller]) => new SignedStep(i, caller) as Step);
   const signed = signedBy('filesReadonly', 'filesReadonly', 'noFilesScope', 'foreignAccess');
@@ -557,7 +559,14 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
     case 'signed URLs':
       return weighted([3, upload(['true', 'true', 'absent'], false, ['conversation', 'both'], 2)], [3, signedBy('filesReadonly')], [1, signedBy('noFilesScope', 'foreignAccess')], [1, read], [1, anyMove]);
     case 'names and reads':
-      return weighted([3, upload(['absent', 'false'])], [3, read], [1, fc.constant(new SweepStep() as Step)], [1, together(upload(['absent', 'false']), upload(['absent', 'true']))], [1, later]);
+      // Every later upload takes an earlier name, and reads of every file come often: what one upload does to another's file shows.
+      return weighted(
+        [3, upload(['absent', 'false'], false, targetsOf(can), 1, 'always')],
+        [2, read],
+        [3, fc.constant(new SweepStep() as Step)],
+        [1, together(upload(['absent', 'false'], false, targetsOf(can), 1, 'always'), upload(['absent', 'true']))],
+        [1, later],
+      );
     case 'the change':
       return weighted([4, upload(['absent', 'false', 'true'], false, targetsOf(can, 'non-email'))], [1, read], [1, anyMove], [3, clock('across the change')], [1, signed]);
     case 'wire forms':
