@@ -16,6 +16,9 @@ export const SERVER_SETTINGS = {
   throttle: { env: 'THROTTLE', purpose: `${THROTTLE_FORMAT}: past that many requests in the window, answer 429 (or 503) with Retry-After in seconds (or as an HTTP-date), or tell the limit only in X-RateLimit-* headers; for all callers, or per token` },
 } as const;
 
+/** The variables the reference server reads: left out of the environment of a child the suite starts. */
+export const SERVER_VARIABLES = Object.values(SERVER_SETTINGS).map((setting) => setting.env);
+
 export interface ServerConfig {
   port: number;
   seed?: string;

@@ -12,7 +12,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFi
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { childEnvironment } from '../src/config/config.ts';
-import { SERVER_SETTINGS } from '../reference/config.ts';
+import { SERVER_VARIABLES } from '../reference/config.ts';
 import type { ConformanceReport, RuleResult } from '../src/report/conformance-reporter.ts';
 import { commitSeed, PLAYWRIGHT_CLI } from './mutation.ts';
 
@@ -108,7 +108,7 @@ async function run(job: Job): Promise<Done> {
     // A fault run is judged on its verdicts: a faulty server may trip the preflight on purpose.
     SKIP_PREFLIGHT: job.fault ? '1' : '0',
     CI: '1',
-  }, Object.values(SERVER_SETTINGS).map((setting) => setting.env));
+  }, SERVER_VARIABLES);
   let output = '';
   // Written as it comes, so that a long run can be watched.
   const file = createWriteStream(join(dir, 'output.txt'));

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { loadSeed, worldOf } from '../../reference/world.ts';
-import { SERVER_SETTINGS } from '../../reference/config.ts';
+import { SERVER_VARIABLES } from '../../reference/config.ts';
 import { atAddress, childEnvironment, environmentOf } from '../config/config.ts';
 import type { ConformanceReport } from '../report/conformance-reporter.ts';
 import { FILE_FORM_KEY } from '../contract/contract.ts';
@@ -46,7 +46,7 @@ const token = (env: string) => canaries[env] ?? assert.fail(`the seed has no tok
 const idOf = (env: string, list: { env?: string; id: string }[]) => list.find((item) => item.env === env)?.id ?? assert.fail(`no ${env} in the seed`);
 
 /** The environment of a child: ours less every suite setting and the reference server's own variables, plus `extra`. */
-const childEnv = (extra: Record<string, string>) => childEnvironment(extra, Object.values(SERVER_SETTINGS).map((setting) => setting.env));
+const childEnv = (extra: Record<string, string>) => childEnvironment(extra, SERVER_VARIABLES);
 
 interface Run {
   status: number | null;

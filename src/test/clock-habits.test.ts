@@ -13,7 +13,7 @@ import { listenReference } from '../../reference/listen.ts';
 import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
 import { loadSeed, worldOf } from '../../reference/world.ts';
 import { CLOCK_HABITS } from '../../reference/clock.ts';
-import { SERVER_SETTINGS } from '../../reference/config.ts';
+import { SERVER_VARIABLES } from '../../reference/config.ts';
 import { atAddress, childEnvironment, environmentOf } from '../config/config.ts';
 import type { ConformanceReport } from '../report/conformance-reporter.ts';
 
@@ -28,7 +28,7 @@ async function verdict(habit: string, rule: string, grep: string, rateLimit: num
   try {
     const reports = join(work, `${habit}-${rule}-${fault ?? 'none'}`);
     const target = Object.fromEntries(environmentOf(atAddress(worldOf(loadSeed()), server.address, TEST_CLOCK_PATH)));
-    const env = childEnvironment({ ...target, REPORTS_DIR: reports, RATE_LIMIT: String(rateLimit), SKIP_PREFLIGHT: '1', CI: '1' }, Object.values(SERVER_SETTINGS).map((setting) => setting.env));
+    const env = childEnvironment({ ...target, REPORTS_DIR: reports, RATE_LIMIT: String(rateLimit), SKIP_PREFLIGHT: '1', CI: '1' }, SERVER_VARIABLES);
     // Not spawnSync: the server answers from this process, whose event loop must keep running.
     const status = await promisify(execFile)(process.execPath, [PLAYWRIGHT, 'test', 'specs/secure-lifecycle.clock.spec.ts', '-g', grep], { cwd: ROOT, env }).then(
       () => 0,
