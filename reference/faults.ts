@@ -159,6 +159,7 @@ export const FAULTS = [
   { name: 'cutover-email-only', rule: 'CUTOVER-ALL-SECURE', breaks: 'stores the uploads to conversations of channels other than email non-secure from 30 November 2026, whatever the flag', policy: { cutoverChannels: 'email' } },
   { name: 'session-continues-latest', rule: 'SESSION-CONTINUE', breaks: 'continues the session with the latest turn, whichever executionId a continuation sends', policy: { continuesLatestSession: true } },
   { name: 'secure-flag-dropped-after-file', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment when it comes after the file parts', policy: { droppedAfterFiles: new Set(['isSecureAttachment']) } },
+  { name: 'secure-flag-dropped-chunked', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment from a body sent in chunks, without a Content-Length', policy: { droppedWhenChunked: new Set(['isSecureAttachment']) } },
   { name: 'refreshed-token-any-location', rule: 'AUTH-TENANT-EXECUTE', breaks: 'lets an access token issued for a refresh token reach every location', policy: { refreshedTokensReachAnyLocation: true } },
 ] as const satisfies readonly FaultEntry[];
 

@@ -100,6 +100,8 @@ export interface Policy {
   readonly secureFiles: 'every' | 'first';
   /** Fields the server drops when they come after a file part (it decides from the fields read before the files). */
   readonly droppedAfterFiles: ReadonlySet<string>;
+  /** Fields the server drops from a body sent in chunks, without a Content-Length. */
+  readonly droppedWhenChunked: ReadonlySet<string>;
   /** A new non-secure file of a name the location already holds as one replaces that file's bytes, rather than being a file of its own. */
   readonly overwritesByName: boolean;
 
@@ -287,6 +289,7 @@ export const DEFAULT_POLICY: Policy = {
   refusedFields: new Set(),
   secureFiles: 'every',
   droppedAfterFiles: new Set(),
+  droppedWhenChunked: new Set(),
   overwritesByName: false,
 
   uploadResponseKey: 'uploadedFiles',

@@ -8,8 +8,8 @@ import type { FullConfig } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, replayNotice, suiteConfig } from './config/config.ts';
-import { describePreflight, keptStateToCheck, nothingToCheck, preflight } from './preflight/doctor.ts';
-import { describePace, describeRateShare, paceFile, rateShare } from './client/politeness.ts';
+import { describePreflight, keptStateToCheck, nothingToCheck, preflight, preflightPace } from './preflight/doctor.ts';
+import { describePace, describeRateShare, handOver, paceFile, rateShare } from './client/politeness.ts';
 import { REPRODUCERS } from './client/reproducer.ts';
 import { referenceProblems } from './reference-server.ts';
 
@@ -31,9 +31,12 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   if (!playwright.shard) rmSync(join(config.reportsDir, REPRODUCERS), { recursive: true, force: true });
   // SKIP_PREFLIGHT=1 (CI's shards, after one preflight of their own) still asks whether the server holds what STATE_DIR
   // keeps of it, where it keeps some: a shard's state is its own, and a server reset since must not fail on it.
+  let sentBefore: number[] = [];
   if (nothingToCheck(config) === undefined && (!config.skipPreflight || keptStateToCheck(config))) {
-    // Before the workers start, the preflight may use the whole shard's budget.
-    const result = await preflight(config, share?.shard ?? config.rateLimit, config.skipPreflight);
+    // Before the workers start, the preflight may use the whole shard's budget; its requests count in their first window.
+    const pace = preflightPace(config, share?.shard ?? config.rateLimit);
+    const result = await preflight(config, pace, config.skipPreflight);
+    sentBefore = pace.recent();
     const lines = describePreflight(config, result);
     if (result.problems.length > 0) {
       const stop = new Error([...lines, 'Fix these, or set SKIP_PREFLIGHT=1 to run the suite anyway.'].join('\n'));
@@ -46,7 +49,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   }
   if (config.mode === 'record') rmSync(config.fixturesDir, { recursive: true, force: true });
   // The pace the workers share starts at the ceiling; at the end, the run says how far the server made it slow down.
-  rmSync(paceFile(config.reportsDir), { force: true });
+  handOver(paceFile(config.reportsDir), sentBefore);
   return () => {
     const pace = share && describePace(paceFile(config.reportsDir), share.shard);
     if (pace) console.log(`\n${pace}`);

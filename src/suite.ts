@@ -264,11 +264,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   clock: [
     async ({ transport, target }, use, testInfo) => {
       const clock = new ServerClock(transport, target.baseUrl, target.testClockUrl);
-      const start = clock.movable ? await clock.now() : undefined;
+      const start = clock.movable ? await clock.begin() : undefined;
       try {
         await use(clock);
       } finally {
-        if (start !== undefined) await clock.set(start);
+        // A clock the test never moved is where the test found it (or has run on since, as a running clock does).
+        if (start !== undefined && clock.moved) await clock.set(start);
         const serverTime = new Date(start ?? (await clock.now())).toISOString();
         // An annotation, not an Allure parameter: parameters make a test's history, and a live server's time differs every run.
         testInfo.annotations.push({ type: ANNOTATION.serverTime, description: serverTime });
@@ -451,7 +452,7 @@ export function instantKeeper(travel: TimeTravel, movable: boolean): (iso: strin
 
 /** What the server's clock reaches: every instant with a test clock, else the regime it is in now. */
 export async function reachOf(clock: ServerClock): Promise<Reach> {
-  return { movable: clock.movable, regime: regimeAt(await clock.now()) };
+  return { movable: clock.movable, regime: regimeAt(await clock.startOrNow()) };
 }
 
 /** Sequences drawn per test, and operations per sequence: a few short runs, so that a live run stays within minutes. */
@@ -469,10 +470,11 @@ export async function forEverySequence(profile: ProfileName, fixtures: Pick<Test
   const config = suiteConfig();
   if (config.mode === 'live') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS));
   const own = notesOf(test.info().annotations, ANNOTATION.rule)[0] as RuleId;
-  const start = clock.movable ? await clock.now() : undefined;
+  const start = clock.movable ? await clock.startOrNow() : undefined;
   const setup = async () => {
     await restartTarget();
-    const now = start === undefined ? await clock.now() : await clock.set(start);
+    // A clock no sequence moved is still at the start (or has run on by seconds, within the model's slack at an edge).
+    const now = start === undefined ? await clock.now() : clock.moved ? await clock.set(start) : start;
     // The refresh token is spent here only where the target is put back before each sequence: elsewhere the refresh checks spend it, once a run.
     const chain = target.freshEachTest ? refreshChain : undefined;
     return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [] } };

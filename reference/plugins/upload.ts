@@ -88,6 +88,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
     for await (const part of parts) {
       if (part.type === 'field') {
         if (received.files.length > 0 && ctx.policy.droppedAfterFiles.has(part.fieldname)) continue;
+        if (request.headers['content-length'] === undefined && ctx.policy.droppedWhenChunked.has(part.fieldname)) continue;
         if (part.valueTruncated || part.fieldnameTruncated) throw new ApiError(413, 'field_too_large', `form field ${part.fieldname} is over ${FIELD_BYTES} bytes`);
         (received.fields[part.fieldname] ??= []).push(String(part.value));
         continue;

@@ -3,6 +3,7 @@
 // the type checker refuses a fault without a probe.
 import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { MAX_FILE_BYTES_BINARY, MAX_FILE_BYTES_DECIMAL, REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
 import { validatorFor } from '../../src/contract/schemas.ts';
@@ -281,6 +282,12 @@ const PROBES: Record<FaultName, Probe> = {
     const closing = Buffer.from('--reference-test-boundary--\r\n');
     const body = Buffer.concat([payload.subarray(0, payload.length - closing.length), flag, closing]);
     const response = await app.inject({ method: 'POST', url: '/conversations/messages/upload', headers: { ...apiHeaders(), 'content-type': contentType }, payload: body });
+    return new URL(absoluteUrls(response.json())[0]).pathname.split('/').slice(0, 3).join('/');
+  },
+  'secure-flag-dropped-chunked': async (app) => {
+    const { payload, contentType } = multipart(validFields({ isSecureAttachment: 'true' }), files(1));
+    // inject() sends a stream as it comes, without a Content-Length (light-my-request sets one for a buffer only).
+    const response = await app.inject({ method: 'POST', url: '/conversations/messages/upload', headers: { ...apiHeaders(), 'content-type': contentType }, payload: Readable.from([payload]) });
     return new URL(absoluteUrls(response.json())[0]).pathname.split('/').slice(0, 3).join('/');
   },
   'refreshed-token-any-location': async (app) => {

@@ -1,4 +1,4 @@
-// Playwright's own floor for `npm run bench`: two trivial tests, no fixtures, no reporters beyond a dot each. The
+// Playwright's own floor for `npm run bench`: as many trivial tests as the suite has, no fixtures, a dot each. The
 // suite's replay run is reported as a multiple of this, measured in the same bench, so the figure holds on any machine.
 import { defineConfig } from '@playwright/test';
 

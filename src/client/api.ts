@@ -56,6 +56,8 @@ export interface UploadRequest {
   auth?: Auth;
   /** Extra headers; `version: null` leaves the Version header out. */
   headers?: Record<string, string | null>;
+  /** Sent in chunks, without a Content-Length. */
+  chunked?: boolean;
 }
 
 export interface ExecuteRequest {
@@ -109,16 +111,17 @@ export class Api {
       }
     };
     const appendFiles = (from: number, to: number) => {
-      for (const file of files.slice(from, to)) form.append(FILE_FORM_KEY, new Blob([file.bytes], { type: request.partType?.(file) }), file.name);
+      for (const file of files.slice(from, to)) form.append(FILE_FORM_KEY, this.transport.filePart(file, request.partType?.(file)), file.name);
     };
     const fieldsAt = { 'fields-first': 0, between: Math.max(1, Math.ceil(files.length / 2)), 'files-first': files.length }[request.order ?? 'fields-first'];
     appendFiles(0, fieldsAt);
     appendFields();
     appendFiles(fieldsAt, files.length);
-    const summary = { fields, files: files.map(fileRef), ...(request.order ? { order: request.order } : {}) };
+    const summary = { fields, files: files.map(fileRef), ...(request.order ? { order: request.order } : {}), ...(request.chunked ? { chunked: true } : {}) };
     return this.send(label, 'POST', UPLOAD_PATH, {
       headers: this.headers(request.auth ?? 'access', request.headers),
       multipart: form,
+      chunked: request.chunked,
       summary,
     });
   }
@@ -200,7 +203,7 @@ export class Api {
     label: string,
     method: 'GET' | 'POST',
     url: string,
-    options: { headers: Record<string, string>; multipart?: FormData; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
+    options: { headers: Record<string, string>; multipart?: FormData; chunked?: boolean; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
   ): Promise<Reply> {
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
     try {
@@ -209,6 +212,7 @@ export class Api {
         url: absolute,
         headers: options.headers,
         multipart: options.multipart,
+        ...(options.chunked ? { chunked: true as const } : {}),
         data: options.data,
         maxRedirects: options.maxRedirects,
         offered: options.offered,

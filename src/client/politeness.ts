@@ -2,7 +2,7 @@
 // configured ceiling), lowered for the whole run when the server says it is too fast and recovered slowly, and the
 // waits a throttled answer asks for. Real time here, not the server's clock: this is about how hard the suite leans on
 // the server, not about what the contract says of time; a server's own dates are read against its own Date header.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SuiteConfig } from '../config/config.ts';
 
@@ -112,9 +112,11 @@ interface PaceState {
   /** Throttled answers of the run, and the lowest fraction the pace fell to. */
   throttles: number;
   lowest: number;
+  /** When the requests of the run's setup (the preflight) were sent: the workers' windows start with them. */
+  handover: number[];
 }
 
-const FULL: PaceState = { pausedUntil: 0, factor: 1, since: 0, throttles: 0, lowest: 1 };
+const FULL: PaceState = { pausedUntil: 0, factor: 1, since: 0, throttles: 0, lowest: 1, handover: [] };
 
 /** Where the workers of one run (on one machine) share its pace: beside its reports, emptied by the global setup. */
 export const paceFile = (reportsDir: string) => join(reportsDir, 'pace.json');
@@ -126,6 +128,17 @@ export function readPace(file: string): PaceState | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Leaves a fresh pace for the workers, holding the setup's requests of the last window (`pace.recent()`): without them
+ * the workers' first window would start empty, and the run would send the preflight's requests beyond RATE_LIMIT.
+ */
+export function handOver(file: string, sent: readonly number[]): void {
+  rmSync(file, { force: true });
+  if (sent.length === 0) return;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ ...FULL, handover: sent }));
 }
 
 /** One line for the end of a run: the pace the server allowed, or nothing when it never slowed the run down. */
@@ -141,7 +154,7 @@ export function describePace(file: string, ceiling: number): string | undefined 
  * caps it (with a margin), and a pause it asks for holds every worker. Without a file, the pace is this worker's alone.
  */
 export class Pace {
-  readonly #sent: number[] = [];
+  #sent: number[];
   /** Slots reserve() took that requests have not used yet. */
   #reserved = 0;
   #own: PaceState = { ...FULL };
@@ -152,7 +165,18 @@ export class Pace {
     /** This worker's fraction of what the whole run sends (an announced limit is the whole run's). */
     readonly fraction: number,
     private readonly file?: string,
-  ) {}
+  ) {
+    // This worker's share of the setup's requests still in the window: the newest, as many as its fraction of them.
+    const { handover } = this.#read();
+    const now = Date.now();
+    const recent = handover.filter((at) => at > now - windowMs);
+    this.#sent = recent.slice(recent.length - Math.ceil(recent.length * fraction));
+  }
+
+  /** When this pace's requests of the last window were sent. */
+  recent(now = Date.now()): number[] {
+    return this.#sent.filter((at) => at > now - this.windowMs);
+  }
 
   #read(): PaceState {
     return this.file === undefined ? this.#own : (readPace(this.file) ?? FULL);
@@ -226,7 +250,7 @@ export class Pace {
     const now = Date.now();
     const state = this.#read();
     const factor = Math.max(1 / this.ceiling, Math.min(this.#factor(state, now), this.#cap(announcedLimit(headers, now)) ?? 1) / 2);
-    this.#write({ pausedUntil: Math.max(state.pausedUntil, now + wait * 1000), factor, since: now, throttles: state.throttles + 1, lowest: Math.min(state.lowest, factor) });
+    this.#write({ ...state, pausedUntil: Math.max(state.pausedUntil, now + wait * 1000), factor, since: now, throttles: state.throttles + 1, lowest: Math.min(state.lowest, factor) });
     return wait;
   }
 

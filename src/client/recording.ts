@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { BASE_PLACEHOLDER, RECORD_COMMAND, type RecordedTarget, type SuiteConfig, targetFile } from '../config/config.ts';
 import type { ReplyFnContext, ReplyFnResult } from 'nock';
 import { maskForRecording } from '../config/redact.ts';
-import { knownTestFile, sha256, testFile } from '../files/test-file.ts';
+import { knownTestFile, sha256, testFile, type TestFile } from '../files/test-file.ts';
 
 
 /** A file part of a multipart body in normal form. */
@@ -128,23 +128,15 @@ export async function describeForm(form: FormData): Promise<RequestBody> {
 }
 
 /**
- * What replay sends instead of a multipart body: the same parts, each file carrying its size and digest (JSON) in
- * place of its bytes. The recording keeps no more than that to match on, and five files of 5 MB pushed through the
- * HTTP client and nock cost some 300 MB of copies in the worker.
+ * What replay sends in place of a file part's bytes: their size and digest (JSON). The recording keeps no more than
+ * that to match on, and 5 MB files copied into parts (a Blob's copy is memory the garbage collector does not see)
+ * cost a replay's worker some 200 MB more.
  */
-export async function replayForm(form: FormData): Promise<FormData> {
-  const light = new FormData();
-  for (const [field, value] of form.entries()) {
-    if (typeof value === 'string') light.append(field, value);
-    else {
-      const { size, sha256: digest } = await describeFile(field, value as File);
-      light.append(field, new File([JSON.stringify({ size, sha256: digest })], (value as File).name, { type: (value as File).type }));
-    }
-  }
-  return light;
+export function replayPart(file: TestFile, type?: string): Blob {
+  return new Blob([JSON.stringify({ size: file.bytes.length, sha256: file.sha256 })], { type });
 }
 
-/** The same normal form read back from the raw bytes nock received (a multipart body as replayForm sends it). */
+/** The same normal form read back from the raw bytes nock received (a multipart body of replayPart parts, as replay sends it). */
 export function describeRaw(contentType: string, raw: Buffer): RequestBody | undefined {
   if (raw.length === 0) return undefined;
   const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
@@ -248,7 +240,7 @@ export class Replay {
   #find(method: string, url: string, rawHeaders: Record<string, string>, body: unknown): Interaction | undefined {
     const masked = this.masker.text(url);
     const headers = this.masker.requestHeaders(rawHeaders);
-    // What replay sends is text (JSON, a form, replayForm's parts); nock hands it to the reply as it is, JSON parsed.
+    // What replay sends is text (JSON, a form, replayPart's parts); nock hands it to the reply as it is, JSON parsed.
     const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
     const described = maskBody(describeRaw(String(rawHeaders['content-type'] ?? ''), raw), this.masker);
     return this.#interactions.find(

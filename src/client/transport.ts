@@ -5,16 +5,22 @@
 import type { APIRequestContext } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import zlib from 'node:zlib';
 import { Evidence, type Exchange } from './evidence.ts';
 import { networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './politeness.ts';
-import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayForm } from './recording.ts';
+import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayPart } from './recording.ts';
 import { redactUrl } from '../config/redact.ts';
+import type { TestFile } from '../files/test-file.ts';
 
 export interface Outgoing {
   method: 'GET' | 'POST' | 'HEAD';
   url: string;
   headers: Record<string, string>;
   multipart?: FormData;
+  /** The multipart body sent without a Content-Length, in chunks (RFC 9112 §7.1): paced, recorded and in evidence as any. */
+  chunked?: true;
   data?: unknown;
   maxRedirects?: number;
   /** A POST that has the same effect sent twice (the test clock set to an instant): retried as a GET is. */
@@ -91,6 +97,11 @@ export class Transport {
     this.evidence = mode.evidence ?? new Evidence({});
   }
 
+  /** A file as a part of a multipart body: its bytes; in replay, their size and digest in their place (replayPart). */
+  filePart(file: TestFile, type?: string): Blob {
+    return this.mode.replay ? replayPart(file, type) : new Blob([file.bytes], { type });
+  }
+
   /** The next `requests` requests go out back to back, the pace waited for once before them (Pace.reserve). */
   async reserve(requests: number): Promise<void> {
     const waited = (await this.mode.limiter?.reserve(requests)) ?? 0;
@@ -113,7 +124,8 @@ export class Transport {
 
   /** The request's headers as sent: the suite's User-Agent and a new span of the test's trace, unless the request sets its own. */
   #headers(out: Outgoing): Record<string, string> {
-    return { 'user-agent': USER_AGENT, traceparent: `00-${this.traceId}-${randomBytes(8).toString('hex')}-01`, ...out.headers };
+    const chunked: Record<string, string> = out.chunked ? { 'transfer-encoding': 'chunked' } : {};
+    return { 'user-agent': USER_AGENT, traceparent: `00-${this.traceId}-${randomBytes(8).toString('hex')}-01`, ...chunked, ...out.headers };
   }
 
   async #fetch(out: Outgoing, onSent: (headers: Record<string, string>) => void): Promise<Incoming> {
@@ -177,12 +189,13 @@ export class Transport {
 
   async #send(out: Outgoing, headers: Record<string, string>): Promise<Incoming> {
     try {
+      if (this.mode.replay || out.chunked) return await sendByNode(out, headers, this.timeoutMs);
       const { url, params } = splitSecretQuery(out.url);
       const response = await this.request.fetch(url, {
         params,
         method: out.method,
         headers,
-        multipart: this.mode.replay && out.multipart ? await replayForm(out.multipart) : out.multipart,
+        multipart: out.multipart,
         data: out.data,
         maxRedirects: out.maxRedirects,
         timeout: this.timeoutMs,
@@ -219,6 +232,60 @@ export class Transport {
         ...(incoming.body.length > 0 ? { body: masker.responseBody(incoming.body, incoming.headers['content-type']) } : {}),
       },
     });
+  }
+}
+
+/**
+ * A request by Node's own client: a multipart body in chunks, without a Content-Length (RFC 9112 §7.1), which
+ * Playwright's request context cannot send; and every request of replay, which nock answers, where Playwright's
+ * request context (its protocol, a stack trace captured per call) cost most of a replay's CPU. The body is encoded as
+ * Playwright encodes it: a form by undici (its boundary), an object as JSON, text as it is. No redirect is followed:
+ * replay holds the answer the recording ended on, and an upload's answer is the server's own. Failures read as
+ * Playwright's do, for networkFault().
+ */
+async function sendByNode(out: Outgoing, headers: Record<string, string>, timeoutMs: number): Promise<Incoming> {
+  const sent = { ...headers };
+  const has = (name: string) => Object.keys(sent).some((key) => key.toLowerCase() === name);
+  let body: Buffer | undefined;
+  if (out.multipart) {
+    const encoded = new Request(out.url, { method: 'POST', body: out.multipart });
+    body = Buffer.from(await encoded.arrayBuffer());
+    sent['content-type'] = encoded.headers.get('content-type') as string;
+  } else if (out.data !== undefined) {
+    const text = typeof out.data === 'string';
+    body = Buffer.from(text ? (out.data as string) : JSON.stringify(out.data), 'utf8');
+    if (!has('content-type')) sent['content-type'] = text ? 'application/octet-stream' : 'application/json';
+  }
+  if (body && !out.chunked) sent['content-length'] = String(body.length);
+  const client = out.url.startsWith('https:') ? https : http;
+  return new Promise<Incoming>((resolve, reject) => {
+    const request = client.request(out.url, { method: out.method, headers: sent, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const answered = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
+        resolve({ url: out.url, status: response.statusCode ?? 0, headers: answered, body: decoded(Buffer.concat(chunks), answered['content-encoding']) });
+      });
+    });
+    request.on('timeout', () => request.destroy(new Error(`Timeout ${timeoutMs}ms exceeded`)));
+    request.on('error', reject);
+    if (body === undefined) return request.end();
+    // In chunks, two at least: a server that reads only the first sees half a body.
+    const half = out.chunked ? Math.ceil(body.length / 2) : body.length;
+    request.write(body.subarray(0, half));
+    request.end(body.subarray(half));
+  });
+}
+
+/** A body as Playwright gives it, decompressed (a server may compress unasked); one that does not decode, as it came. */
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  const decode = { gzip: zlib.gunzipSync, 'x-gzip': zlib.gunzipSync, deflate: zlib.inflateSync, br: zlib.brotliDecompressSync }[encoding?.trim().toLowerCase() ?? ''];
+  if (decode === undefined || body.length === 0) return body;
+  try {
+    return decode(body);
+  } catch {
+    return body;
   }
 }
 

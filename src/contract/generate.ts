@@ -54,19 +54,36 @@ export function pairwise(space: Space): Case[] {
 
 function coverOf(space: Space): Case[] {
   const names = variedOf(space);
-  const candidates = product(space).map((request) => ({ request, pairs: pairsOf(names, request) }));
-  if (names.length === 0) return candidates.slice(0, 1).map((c) => c.request);
-  const uncovered = new Set(candidates.flatMap((c) => c.pairs));
+  const requests = product(space);
+  if (names.length === 0) return requests.slice(0, 1);
+  // Each pair as a number, each request as the numbers of its pairs: the greedy scan below is the hot loop of a run.
+  const ids = new Map<string, number>();
+  const idOf = (pair: string) => {
+    if (!ids.has(pair)) ids.set(pair, ids.size);
+    return ids.get(pair) as number;
+  };
+  const pairs = requests.map((request) => pairsOf(names, request).map(idOf));
+  const uncovered = new Uint8Array(ids.size).fill(1);
+  let left = ids.size;
   const chosen: Case[] = [];
-  while (uncovered.size > 0) {
-    let best = candidates[0];
+  // The requests that still cover a pair not yet covered, in order: a request that covers none never will again.
+  let live = requests.map((_, i) => i);
+  while (left > 0) {
+    let best = live[0];
     let gain = -1;
-    for (const candidate of candidates) {
-      const covers = candidate.pairs.filter((pair) => uncovered.has(pair)).length;
-      if (covers > gain) [best, gain] = [candidate, covers];
+    const next: number[] = [];
+    for (const i of live) {
+      let covers = 0;
+      for (const pair of pairs[i]) covers += uncovered[pair];
+      if (covers > 0) next.push(i);
+      if (covers > gain) [best, gain] = [i, covers];
     }
-    chosen.push(best.request);
-    for (const pair of best.pairs) uncovered.delete(pair);
+    chosen.push(requests[best]);
+    for (const pair of pairs[best]) {
+      left -= uncovered[pair];
+      uncovered[pair] = 0;
+    }
+    live = next;
   }
   const { groupBy } = space;
   if (groupBy === undefined) return chosen;

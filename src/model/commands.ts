@@ -73,6 +73,8 @@ export interface UploadSpec {
   /** How many entries attachmentUrls holds, and how it is encoded. */
   entries: 0 | 1 | 3;
   encoding: ListEncoding;
+  /** The body with its Content-Length, or in chunks without one. */
+  length: 'declared' | 'chunked';
   /** Which token of the model uploads. */
   caller: number;
 }
@@ -84,7 +86,7 @@ const PART_TYPES: Record<PartType, (file: TestFile) => string> = {
 };
 
 /** The form of the suite's other checks (src/client/api.ts): anything else a correct server may refuse for reasons of HTTP. */
-const plainForm = (spec: UploadSpec) => spec.order === 'fields-first' && spec.partType === 'own' && spec.entries === 0 && spec.encoding === 'json';
+const plainForm = (spec: UploadSpec) => spec.order === 'fields-first' && spec.partType === 'own' && spec.entries === 0 && spec.encoding === 'json' && spec.length === 'declared';
 
 export class UploadStep extends Step {
   #files: TestFile[] = [];
@@ -101,7 +103,7 @@ export class UploadStep extends Step {
   toString(): string {
     const { spec } = this;
     const names = this.#files.length > 0 ? this.#files.map((file) => `${file.name} (${file.bytes.length} B)`).join(', ') : `${spec.files.length} file(s)`;
-    const form = [`parts ${spec.order}`, `declared type ${spec.partType}`, `attachmentUrls ${spec.entries} as ${spec.encoding}`].join(', ');
+    const form = [`parts ${spec.order}`, `declared type ${spec.partType}`, `attachmentUrls ${spec.entries} as ${spec.encoding}`, ...(spec.length === 'chunked' ? ['in chunks, without a Content-Length'] : [])].join(', ');
     return `upload #${this.#number || '?'}: ${names} to the ${spec.target}, isSecureAttachment ${spec.flag}, as token ${spec.caller}; ${form}`;
   }
 
@@ -117,7 +119,8 @@ export class UploadStep extends Step {
     });
     const caller = tokenOf(model, spec.caller);
     real.log[real.log.length - 1] = this.toString();
-    return real.api.upload(`model: ${this.toString()}`, { fields: this.#fields(real.target), files: this.#files, order: spec.order, partType: PART_TYPES[spec.partType], auth: caller.auth });
+    const form = { fields: this.#fields(real.target), files: this.#files, order: spec.order, partType: PART_TYPES[spec.partType], chunked: spec.length === 'chunked' };
+    return real.api.upload(`model: ${this.toString()}`, { ...form, auth: caller.auth });
   }
 
   #fields(target: Target): Fields {
@@ -186,6 +189,7 @@ const uploadSpec = (targets: readonly UploadTarget[], flags: readonly SecureFlag
     entries: wire ? fc.constantFrom<0 | 1 | 3>(0, 1, 3) : fc.constant<0>(0),
     encoding: wire ? fc.constantFrom<ListEncoding>('json', 'repeated', 'brackets') : fc.constant<ListEncoding>('json'),
     caller: fc.nat(3),
+    length: wire ? fc.constantFrom<UploadSpec['length']>('declared', 'chunked') : fc.constant<UploadSpec['length']>('declared'),
   });
 
 // ——— reads ———

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { InfrastructureError } from '../client/api.ts';
 import { ReplayMismatchError } from '../client/transport.ts';
 import type { RuleId } from '../contract/rules.ts';
-import type { Real, Step } from './commands.ts';
+import { ParallelStep, type Real, type Step } from './commands.ts';
 import { Disagreement, type Model } from './model.ts';
 
 export interface SequenceOptions {
@@ -34,7 +34,7 @@ export interface SequenceRun {
  * Sequences of commands, drawn at least half as long as `maxCommands` and shrunk down to any length. fc.commands()
  * has no least length, and its first few runs are short (0, 8 and 2 commands for the first three of one seed): a test
  * of three runs would send next to nothing. asyncModelRun runs an array as it runs fc.commands(): each command whose
- * check() holds, in order; shrinking drops commands (each one's own values are kept).
+ * check() holds, in order; shrinking splits parallel steps and drops commands (each one's own values are kept).
  */
 class Sequences extends fc.Arbitrary<Step[]> {
   readonly #drawn: fc.Arbitrary<Step[]>;
@@ -44,7 +44,8 @@ class Sequences extends fc.Arbitrary<Step[]> {
     super();
     const step = fc.oneof(...commands);
     this.#drawn = fc.array(step, { minLength: Math.ceil(maxCommands / 2), maxLength: maxCommands, size: 'max' });
-    this.#shrunk = fc.array(step, { maxLength: maxCommands });
+    // A split lengthens a sequence by one step at most per parallel step.
+    this.#shrunk = fc.array(step, { maxLength: 2 * maxCommands });
   }
 
   generate(random: fc.Random, bias: number | undefined): fc.Value<Step[]> {
@@ -56,8 +57,15 @@ class Sequences extends fc.Arbitrary<Step[]> {
     return Array.isArray(value);
   }
 
+  /**
+   * Each parallel step split first: either of its steps alone, then both one after the other (an overlap that is not
+   * needed is not reported); then commands dropped. Each split leaves one parallel step less, so shrinking ends.
+   */
   shrink(value: Step[]): fc.Stream<fc.Value<Step[]>> {
-    return this.#shrunk.shrink(value, undefined);
+    const splits = value.flatMap((step, i) =>
+      step instanceof ParallelStep ? [[step.steps[0]], [step.steps[1]], [...step.steps]].map((steps) => [...value.slice(0, i), ...steps, ...value.slice(i + 1)]) : [],
+    );
+    return fc.Stream.of(...splits.map((split) => new fc.Value(split, undefined))).join(this.#shrunk.shrink(value, undefined));
   }
 }
 

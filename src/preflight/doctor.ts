@@ -66,7 +66,7 @@ export async function doctor(env: Record<string, string>, strays: readonly strin
   const notice = replayNotice(config);
   if (notice !== undefined) return { lines: [`Preflight: nothing to check: ${nothing}`, `  ${notice}`], exitCode: 1 };
   if (nothing !== undefined) return { lines: [`Preflight: nothing to check: ${nothing}`], exitCode: 0 };
-  const result = await preflight(config, config.rateLimit);
+  const result = await preflight(config, preflightPace(config, config.rateLimit));
   return { lines: describePreflight(config, result), exitCode: result.problems.length > 0 ? 1 : 0 };
 }
 
@@ -74,13 +74,16 @@ export async function doctor(env: Record<string, string>, strays: readonly strin
  * Checks the configured target, sending at most `ratePerWindow` requests per RATE_WINDOW_MS. `keptOnly`: only
  * whether the server still holds what STATE_DIR keeps of it (a run with SKIP_PREFLIGHT=1, where it keeps some).
  */
-export async function preflight(config: SuiteConfig, ratePerWindow: number, keptOnly = false): Promise<Preflight> {
+/** The pace of a preflight that may use `ratePerWindow` of RATE_LIMIT. */
+export const preflightPace = (config: SuiteConfig, ratePerWindow: number) => new Pace(ratePerWindow, RATE_WINDOW_MS, ratePerWindow / config.rateLimit);
+
+export async function preflight(config: SuiteConfig, pace: Pace, keptOnly = false): Promise<Preflight> {
   const target = config.target;
   if (target === undefined) throw new Error('preflight: the configuration names no target');
   const context = await request.newContext();
   try {
     const transport = new Transport(context, config.requestTimeoutMs, {
-      limiter: new Pace(ratePerWindow, RATE_WINDOW_MS, ratePerWindow / config.rateLimit),
+      limiter: pace,
       maxRetries: config.maxRetries,
       evidence: new Evidence(secretsByName(target)),
     });
@@ -152,6 +155,7 @@ class Checkup {
         if (upload) await this.#unjudged('the scopes on GET /files/d/{slug}', () => this.#scopes(upload));
         if (upload) await this.#unjudged(`what ${this.config.stateDir}/ keeps of this server`, () => this.#keptState(upload));
         if (await this.#unjudged('the execution', () => this.#execute())) await this.#unjudged('the refused executions', () => this.#refusedExecutions());
+        if (upload) await this.#unjudged('the conversation on another channel and the agent of another location', () => this.#otherWorld());
         await this.#unjudged('the operations\' paths', () => this.#routes());
       }
       // The execution could not tell where the refusal comes from (the network failed it): the upload's refusal alone.
@@ -417,6 +421,43 @@ class Checkup {
         : `${madeUp.what} is refused (${control.status}); if ${platform}`;
       this.#finding(env, `POST ${new URL(reply.url).pathname} with ${JSON.stringify(body)} was accepted (${reply.status}): ${either}`, todo, { id: rule, tell });
     }
+  }
+
+  /**
+   * The world of the generated sequences (specs/model.spec.ts), where it is set: NON_EMAIL_CONVERSATION_ID takes a plain
+   * upload (its channel cannot be seen: only that it is a conversation of LOCATION_ID), and FOREIGN_AGENT_ID runs for
+   * FOREIGN_LOCATION_ID with FOREIGN_ACCESS_TOKEN, the control without which no refusal of it proves anything.
+   */
+  async #otherWorld(): Promise<void> {
+    await this.#nonEmail();
+    await this.#foreignAgent();
+  }
+
+  /** A variable already found at fault explains a refusal here too: one line for it, not two. */
+  #atFault(...envs: string[]): boolean {
+    return envs.some((env) => this.#findings.has(env) || this.#problems.has(env));
+  }
+
+  async #nonEmail(): Promise<void> {
+    const { nonEmailConversationId, conversationId } = this.target;
+    const env = SETTINGS.nonEmailConversationId.env;
+    if (nonEmailConversationId === undefined || this.#atFault('CONVERSATION_ID', 'LOCATION_ID')) return;
+    if (nonEmailConversationId === conversationId) return this.#finding(env, 'is CONVERSATION_ID itself, of the email channel', 'give a conversation of LOCATION_ID on another channel');
+    const fields = this.api.uploadFields({ conversationId: nonEmailConversationId });
+    const reply = await this.#send(`an upload to ${env}`, fields);
+    if (accepted(reply)) this.#accepted.push(`an upload to ${env} (${reply.status})`);
+    else this.#finding(env, `POST ${UPLOAD_PATH} answered ${answer(reply)} to the fields ${JSON.stringify(fields)}, where the same upload to CONVERSATION_ID was accepted`, 'give a conversation of LOCATION_ID on a channel other than email');
+  }
+
+  async #foreignAgent(): Promise<void> {
+    const { foreignAgentId, foreignLocationId, agentId, tokens } = this.target;
+    const env = SETTINGS.foreignAgentId.env;
+    if (foreignAgentId === undefined || foreignLocationId === undefined || tokens.foreignAccess === undefined || this.#atFault('FOREIGN_LOCATION_ID', 'FOREIGN_ACCESS_TOKEN')) return;
+    if (foreignAgentId === agentId) return this.#finding(env, 'is AGENT_ID itself, an agent of LOCATION_ID', 'give an active agent of FOREIGN_LOCATION_ID');
+    const body = { message: MESSAGE, locationId: foreignLocationId };
+    const reply = await this.api.execute(`${env} for FOREIGN_LOCATION_ID with FOREIGN_ACCESS_TOKEN`, { agentId: foreignAgentId, auth: 'foreignAccess', body });
+    if (accepted(reply)) this.#accepted.push(`an execution of ${env} with FOREIGN_ACCESS_TOKEN (${reply.status})`);
+    else this.#finding(env, `POST ${new URL(reply.url).pathname} with FOREIGN_ACCESS_TOKEN answered ${answer(reply)} to ${JSON.stringify(body)}`, 'give an active agent of FOREIGN_LOCATION_ID that FOREIGN_ACCESS_TOKEN may run (without it, no refusal of it to a token of LOCATION_ID proves anything)');
   }
 
   /** The operations the run reaches without a valid body: each must be served where it is configured. */

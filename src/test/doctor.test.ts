@@ -68,6 +68,10 @@ const BROKEN: readonly { env: string; value: string; why: string; stops?: true; 
   { env: 'FOREIGN_ACCESS_TOKEN', value: MADE_UP_TOKEN, why: 'an unknown token' },
   { env: 'INACTIVE_AGENT_ID', value: world.agentId, why: 'an active agent', rule: 'AGENT-INACTIVE' },
   { env: 'FOREIGN_LOCATION_ID', value: world.locationId, why: 'LOCATION_ID itself' },
+  { env: 'NON_EMAIL_CONVERSATION_ID', value: world.conversationId, why: 'CONVERSATION_ID itself' },
+  { env: 'NON_EMAIL_CONVERSATION_ID', value: 'conversation-that-does-not-exist', why: 'an unknown conversation' },
+  { env: 'FOREIGN_AGENT_ID', value: world.agentId, why: 'AGENT_ID itself' },
+  { env: 'FOREIGN_AGENT_ID', value: 'agent-that-does-not-exist', why: 'an unknown agent' },
   { env: 'TEST_CLOCK_URL', value: 'http://127.0.0.1:1/__test/clock', why: 'a clock nobody serves' },
 ];
 

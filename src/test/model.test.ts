@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { type Real, Step } from '../model/commands.ts';
+import { ParallelStep, type Real, Step } from '../model/commands.ts';
 import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
 import { describeSequence, runSequences } from '../model/run.ts';
 import { REGIME_INSTANTS } from '../checks/requests.ts';
@@ -49,9 +49,13 @@ describe('the model of the contract', () => {
   });
 });
 
-/** A step of a toy server: `mark` leaves a mark, `check` breaks `rule` once two marks were left; `refused` is not applicable. */
+/**
+ * A step of a toy server: `mark` leaves a mark, `check` breaks `rule` once two marks were left; `refused` is not
+ * applicable; a `racer` breaks SESSION-CONTINUE when another step was sent while it was in flight.
+ */
+let racing = 0;
 class Toy extends Step {
-  constructor(readonly kind: 'mark' | 'check' | 'idle' | 'refused', readonly rule: 'SESSION-CONTINUE' | 'SECURE-SIGNED-URL' = 'SESSION-CONTINUE') {
+  constructor(readonly kind: 'mark' | 'check' | 'idle' | 'refused' | 'racer', readonly rule: 'SESSION-CONTINUE' | 'SECURE-SIGNED-URL' = 'SESSION-CONTINUE') {
     super();
   }
 
@@ -63,11 +67,18 @@ class Toy extends Step {
     return this.kind === 'check' ? `check (${this.rule})` : this.kind;
   }
 
-  protected async send(model: Model): Promise<void> {
+  protected async send(model: Model): Promise<boolean> {
     if (this.kind === 'mark') model.uploads += 1;
+    if (this.kind !== 'racer') return false;
+    racing += 1;
+    await new Promise((resolve) => setImmediate(resolve));
+    const overlapped = racing > 1;
+    racing -= 1;
+    return overlapped;
   }
 
-  protected async judge(model: Model): Promise<void> {
+  protected async judge(model: Model, _real: Real, overlapped: unknown): Promise<void> {
+    if (overlapped) model.note(new Disagreement('SESSION-CONTINUE', 'another step was sent while a racer was in flight'));
     if (this.kind === 'refused') throw new NotApplicable('a form the server may refuse');
     if (this.kind === 'check' && model.uploads >= 2) model.note(new Disagreement(this.rule, `${model.uploads} marks`));
   }
@@ -84,6 +95,16 @@ describe('sequences judged by the model', () => {
     assert.deepEqual(run.failure?.sequence, ['mark', 'mark', 'check (SESSION-CONTINUE)']);
     assert.match(describeSequence(run.failure!.sequence), /^ 1\. mark\n 2\. mark\n 3\. check \(SESSION-CONTINUE\)$/);
     assert.ok(run.notApplicable.every((note) => note === '(not applicable: a form the server may refuse)'));
+  });
+
+  test('a parallel step is split: what one of its steps alone, or both in turn, still shows is reported so', async () => {
+    const together = fc.constant(new ParallelStep([new Toy('idle'), new Toy('mark')]));
+    const run = await runSequences([together, fc.constant(new Toy('check'))], 'SESSION-CONTINUE', options, setup);
+    assert.deepEqual(run.failure?.sequence, ['mark', 'mark', 'check (SESSION-CONTINUE)']);
+    // Where only the overlap shows it, the parallel step stays.
+    const overlap = fc.constant(new ParallelStep([new Toy('racer'), new Toy('racer')]));
+    const once = await runSequences([overlap, fc.constant(new Toy('idle'))], 'SESSION-CONTINUE', options, setup);
+    assert.deepEqual(once.failure?.sequence, ['at once: [racer] and [racer]']);
   });
 
   test('without one, the first disagreement on another rule is shrunk and reported under that rule', async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { listenReference } from '../../reference/listen.ts';
 import { loadConfig, readEnvironment } from '../config/config.ts';
-import { announcedLimit, describePace, describeRateShare, Pace, paceFile, rateShare, readPace, sleep, throttleWaitSeconds } from '../client/politeness.ts';
+import { announcedLimit, describePace, describeRateShare, handOver, Pace, paceFile, rateShare, readPace, sleep, throttleWaitSeconds } from '../client/politeness.ts';
 import { Transport } from '../client/transport.ts';
 
 test('the pace lets no more than its limit through in any window', async () => {
@@ -38,6 +38,28 @@ test('reserved slots go out back to back, within the limit, and are waited for o
   const after = Date.now();
   await pace.acquire();
   assert.ok(Date.now() - after >= 250, 'the request after the reserved ones waits: they were counted');
+});
+
+test("the setup's requests count in the workers' first window, each worker its share of them", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pace-'));
+  try {
+    const setup = new Pace(10, 400, 1);
+    for (let i = 0; i < 6; i++) await setup.acquire();
+    handOver(paceFile(dir), setup.recent());
+    // Two workers of 5 each: 3 of the setup's 6 requests in each one's window, 2 slots left before it slides.
+    const workers = [new Pace(5, 400, 0.5, paceFile(dir)), new Pace(5, 400, 0.5, paceFile(dir))];
+    assert.deepEqual(workers.map((worker) => worker.recent().length), [3, 3]);
+    const started = Date.now();
+    await Promise.all(workers.map(async (worker) => {
+      for (let i = 0; i < 3; i++) await worker.acquire();
+    }));
+    assert.ok(Date.now() - started >= 300, `each third request waited for the setup's to leave the window (${Date.now() - started} ms)`);
+    // Without a setup, no handover: a fresh pace.
+    handOver(paceFile(dir), []);
+    assert.equal(new Pace(5, 400, 1, paceFile(dir)).recent().length, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a throttled answer pauses every worker sharing the pace, halves it, and the pace climbs back slowly', async () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Masker, Replay, type Recording, writeRecording } from '../client/recording.ts';
-import { testFile } from '../files/test-file.ts';
+import { sha256, testFile } from '../files/test-file.ts';
 import { ReplayMismatchError, Transport } from '../client/transport.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'replay-test-'));
@@ -119,7 +119,8 @@ test('an upload matches on each file by name, size and digest, and a file change
   const upload = (bytes: Buffer) => {
     const form = new FormData();
     form.append('locationId', 'loc-1');
-    form.append('fileAttachment', new Blob([bytes]), file.name);
+    // As the API client lays a file out: replay sends its size and digest in place of its bytes.
+    form.append('fileAttachment', transport.filePart({ name: file.name, bytes, sha256: sha256(bytes) }), file.name);
     return transport.fetch({ method: 'POST', url: `${REPLAY_BASE_URL}/conversations/messages/upload`, headers: {}, multipart: form });
   };
   try {

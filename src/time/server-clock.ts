@@ -19,11 +19,31 @@ export function regimeAt(epochMs: number): Regime {
 }
 
 export class ServerClock {
+  /** The test clock's reading when the test began (begin()), and whether the test moved it since. */
+  #began: number | undefined;
+  #moved = false;
+
   constructor(
     private readonly transport: Transport,
     private readonly baseUrl: string,
     private readonly testClockUrl: string | undefined,
   ) {}
+
+  /** Reads the test clock as the test begins: the instant a test returns to, read once rather than once by each. */
+  async begin(): Promise<number> {
+    this.#began = await this.now();
+    return this.#began;
+  }
+
+  /** The test clock's instant when the test began, else the server's now. */
+  async startOrNow(): Promise<number> {
+    return this.#began ?? this.now();
+  }
+
+  /** Whether set() or advance() moved the test clock since begin(). */
+  get moved(): boolean {
+    return this.#moved;
+  }
 
   /** True when the target serves the test-clock protocol, so the suite may move time. */
   get movable(): boolean {
@@ -57,6 +77,7 @@ export class ServerClock {
 
   private async post(data: { now: string } | { advanceSeconds: number }, idempotent?: true): Promise<number> {
     if (!this.testClockUrl) throw new Error('the target has no test clock (TEST_CLOCK_URL is not set)');
+    this.#moved = true;
     return this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent }));
   }
 
