@@ -322,6 +322,29 @@ export class SignedStep extends Step {
   }
 }
 
+/** Asks for the signed URL of every secure file of the run, in order, with files.readonly: every file of every upload, the later files of an upload as surely as its first. */
+export class SignedSweepStep extends Step {
+  check(model: Readonly<Model>): boolean {
+    return model.secureFiles().length > 0;
+  }
+
+  toString(): string {
+    return 'GET /files/d/{slug} of every secure file of the run with filesReadonly';
+  }
+
+  override async run(model: Model, real: Real): Promise<void> {
+    for (const index of model.secureFiles().keys()) await new SignedStep(index, 'filesReadonly').run(model, real);
+  }
+
+  protected send(): Promise<unknown> {
+    throw new Error('unreachable: a sweep sends through its requests');
+  }
+
+  protected judge(): Promise<void> {
+    throw new Error('unreachable: a sweep judges through its requests');
+  }
+}
+
 // ——— the clock ———
 
 /** Moves a test clock on by some seconds, or across the change of 30 November 2026; never backwards. */
@@ -561,7 +584,7 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
   const together = (a: fc.Arbitrary<Step>, b: fc.Arbitrary<Step>) => fc.tuple(a, b).map((pair) => new ParallelStep(pair) as Step);
   switch (name) {
     case 'signed URLs':
-      return weighted([3, upload(['true', 'true', 'absent'], false, ['conversation', 'both'], 2)], [3, signedBy('filesReadonly')], [1, signedBy('noFilesScope', 'foreignAccess')], [1, read], [1, anyMove]);
+      return weighted([3, upload(['true', 'true', 'absent'], false, ['conversation', 'both'], 2)], [2, signedBy('filesReadonly')], [1, fc.constant(new SignedSweepStep() as Step)], [1, signedBy('noFilesScope', 'foreignAccess')], [1, read], [1, anyMove]);
     case 'names and reads':
       // Every later upload takes an earlier name, and reads of every file come often: what one upload does to another's file shows.
       return weighted(
