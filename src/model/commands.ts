@@ -239,28 +239,42 @@ export class ReadStep extends IndexedStep {
   }
 }
 
-/** Reads every file of the run once, in order: whatever a later upload did to an earlier file shows. */
-export class SweepStep extends Step {
-  check(model: Readonly<Model>): boolean {
-    return model.files.length > 0;
-  }
-
-  toString(): string {
-    return 'GET the URL of every file of the run, anonymously';
-  }
-
-  override async run(model: Model, real: Real): Promise<void> {
-    for (const index of model.files.keys()) await new ReadStep(index).run(model, real);
-  }
-
+/** A step made of other steps (a sweep, operations at once): it sends and judges through them. */
+abstract class CompositeStep extends Step {
   protected send(): Promise<unknown> {
-    throw new Error('unreachable: a sweep sends through its reads');
+    throw new Error('unreachable: a composite step sends through its steps');
   }
 
   protected judge(): Promise<void> {
-    throw new Error('unreachable: a sweep judges through its reads');
+    throw new Error('unreachable: a composite step judges through its steps');
   }
 }
+
+/** One step for each of the files `among` picks, in order: whatever a later operation did to an earlier file shows. */
+export class SweepStep extends CompositeStep {
+  constructor(
+    private readonly what: string,
+    private readonly among: (model: Readonly<Model>) => readonly ModelFile[],
+    private readonly stepAt: (index: number) => Step,
+  ) {
+    super();
+  }
+
+  check(model: Readonly<Model>): boolean {
+    return this.among(model).length > 0;
+  }
+
+  toString(): string {
+    return this.what;
+  }
+
+  override async run(model: Model, real: Real): Promise<void> {
+    for (const index of this.among(model).keys()) await this.stepAt(index).run(model, real);
+  }
+}
+
+/** Reads every file of the run once, anonymously. */
+const readSweep = () => new SweepStep('GET the URL of every file of the run, anonymously', (model) => model.files, (index) => new ReadStep(index));
 
 // ——— signed URLs ———
 
@@ -322,28 +336,8 @@ export class SignedStep extends Step {
   }
 }
 
-/** Asks for the signed URL of every secure file of the run, in order, with files.readonly: every file of every upload, the later files of an upload as surely as its first. */
-export class SignedSweepStep extends Step {
-  check(model: Readonly<Model>): boolean {
-    return model.secureFiles().length > 0;
-  }
-
-  toString(): string {
-    return 'GET /files/d/{slug} of every secure file of the run with filesReadonly';
-  }
-
-  override async run(model: Model, real: Real): Promise<void> {
-    for (const index of model.secureFiles().keys()) await new SignedStep(index, 'filesReadonly').run(model, real);
-  }
-
-  protected send(): Promise<unknown> {
-    throw new Error('unreachable: a sweep sends through its requests');
-  }
-
-  protected judge(): Promise<void> {
-    throw new Error('unreachable: a sweep judges through its requests');
-  }
-}
+/** Asks for the signed URL of every secure file of the run, in order, with files.readonly: the later files of an upload as surely as its first. */
+const signedSweep = () => new SweepStep('GET /files/d/{slug} of every secure file of the run with filesReadonly', (model) => model.secureFiles(), (index) => new SignedStep(index, 'filesReadonly'));
 
 // ——— the clock ———
 
@@ -450,7 +444,7 @@ function exchangeOf(reply: Reply, path: 'deprecated' | 'replacement', what: stri
 }
 
 /** Two sessions' turns, or two uploads, at once. */
-export class ParallelStep extends Step {
+export class ParallelStep extends CompositeStep {
   constructor(readonly steps: readonly [Step, Step]) {
     super();
   }
@@ -472,14 +466,6 @@ export class ParallelStep extends Step {
     real.log.splice(at, this.steps.length, `at once: [${real.log.slice(at, at + this.steps.length).join('] and [')}]`);
     // Each answer is judged on the state before the other's: the model allows them in either order.
     for (const [i, step] of this.steps.entries()) await step.judged(model, real, sent[i]);
-  }
-
-  protected send(): Promise<unknown> {
-    throw new Error('unreachable: a parallel step sends through its steps');
-  }
-
-  protected judge(): Promise<void> {
-    throw new Error('unreachable: a parallel step judges through its steps');
   }
 }
 
@@ -584,13 +570,13 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
   const together = (a: fc.Arbitrary<Step>, b: fc.Arbitrary<Step>) => fc.tuple(a, b).map((pair) => new ParallelStep(pair) as Step);
   switch (name) {
     case 'signed URLs':
-      return weighted([3, upload(['true', 'true', 'absent'], false, ['conversation', 'both'], 2)], [2, signedBy('filesReadonly')], [1, fc.constant(new SignedSweepStep() as Step)], [1, signedBy('noFilesScope', 'foreignAccess')], [1, read], [1, anyMove]);
+      return weighted([3, upload(['true', 'true', 'absent'], false, ['conversation', 'both'], 2)], [2, signedBy('filesReadonly')], [1, fc.constant(signedSweep() as Step)], [1, signedBy('noFilesScope', 'foreignAccess')], [1, read], [1, anyMove]);
     case 'names and reads':
       // Every later upload takes an earlier name, and reads of every file come often: what one upload does to another's file shows.
       return weighted(
         [3, upload(['absent', 'false'], false, targetsOf(can), 1, 'always')],
         [2, read],
-        [3, fc.constant(new SweepStep() as Step)],
+        [3, fc.constant(readSweep() as Step)],
         [1, together(upload(['absent', 'false'], false, targetsOf(can), 1, 'always'), upload(['absent', 'true']))],
         [1, later],
       );
