@@ -477,7 +477,7 @@ export async function forEverySequence(profile: ProfileName, fixtures: Pick<Test
     const now = start === undefined ? await clock.now() : clock.moved ? await clock.set(start) : start;
     // The refresh token is spent here only where the target is put back before each sequence: elsewhere the refresh checks spend it, once a run.
     const chain = target.freshEachTest ? refreshChain : undefined;
-    return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [] } };
+    return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [], overlap: config.mode === 'live' } };
   };
   const options = { seed: config.generator.seed, runs: SEQUENCES, maxCommands: MAX_OPERATIONS, timeLimitMs: PROPERTY_TIMEOUT_MS / 2 };
   const run = await runSequences(profileOf(profile, { nonEmail: target.nonEmailConversationId !== undefined }), own, options, setup);

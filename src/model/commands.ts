@@ -22,6 +22,11 @@ export interface Real {
   chain: RefreshChain | undefined;
   /** Each step of this run as it was sent: the sequence a failure is reported as. */
   log: string[];
+  /**
+   * Steps "at once" are in flight together (live). A recording sends them one after the other: answers to requests
+   * that overlap depend on which the server took first (an upload's slug), and a fixture must be re-made byte for byte.
+   */
+  overlap: boolean;
 }
 
 /** A step: applicable to the model's state or not, sent, then judged. */
@@ -462,7 +467,7 @@ export class ParallelStep extends CompositeStep {
 
   override async run(model: Model, real: Real): Promise<void> {
     const at = real.log.length;
-    const sent = await Promise.all(this.steps.map((step) => step.sent(model, real)));
+    const sent = real.overlap ? await Promise.all(this.steps.map((step) => step.sent(model, real))) : [await this.steps[0].sent(model, real), await this.steps[1].sent(model, real)];
     real.log.splice(at, this.steps.length, `at once: [${real.log.slice(at, at + this.steps.length).join('] and [')}]`);
     // Each answer is judged on the state before the other's: the model allows them in either order.
     for (const [i, step] of this.steps.entries()) await step.judged(model, real, sent[i]);

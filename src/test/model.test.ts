@@ -85,7 +85,7 @@ class Toy extends Step {
 }
 
 const toys = [fc.constant(new Toy('mark')), fc.constant(new Toy('idle')), fc.constant(new Toy('refused')), fc.constant(new Toy('check')), fc.constant(new Toy('check', 'SECURE-SIGNED-URL'))];
-const setup = async () => ({ model: at(REGIME_INSTANTS.before), real: { log: [] } as unknown as Real });
+const setup = async () => ({ model: at(REGIME_INSTANTS.before), real: { log: [], overlap: true } as unknown as Real });
 const options = { seed: 7, runs: 40, maxCommands: 10, timeLimitMs: 60_000 };
 
 describe('sequences judged by the model', () => {

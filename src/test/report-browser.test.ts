@@ -88,8 +88,8 @@ describe('the reports in a browser', () => {
     assert.match(report.stdout, /Reports:\n {2}\S*allure-report\/index\.html +the Allure report, one file/);
     assert.deepEqual(readdirSync(join(reports, 'allure-report')).filter((name) => name.endsWith('.html')).sort(), ['contract.html', 'index.html']);
 
+    const page = await browser.newPage();
     try {
-      const page = await browser.newPage();
       await page.goto(pathToFileURL(join(reports, 'allure-report', 'index.html')).href);
       // The overview names the rules no test of this run judged, never folding them into a pass rate.
       await page.getByText(/^\d+ MUST and \d+ SHOULD rules; \d+ MUST and \d+ SHOULD unjudged: none of their tests ran/).first().waitFor();
@@ -114,6 +114,10 @@ describe('the reports in a browser', () => {
       assert.match(text, /Bearer <ACCESS_TOKEN>/);
       assert.doesNotMatch(text, /ref-oauth-location-main/);
       await page.screenshot({ path: join(reports, 'allure-failing-rule.png'), fullPage: true });
+    } catch (error) {
+      // What the report showed instead: a page slow to render reads differently from one that shows other words.
+      const shown = await page.locator('body').innerText().catch(() => '(no text)');
+      throw Object.assign(error as Error, { message: `${(error as Error).message}\nthe page showed:\n${shown.slice(0, 3000)}` });
     } finally {
       server.close();
     }
