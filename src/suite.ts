@@ -24,7 +24,7 @@ import { Secrets } from './config/secrets.ts';
 import { regimeAt, ServerClock } from './time/server-clock.ts';
 import type { Reach } from './checks/requests.ts';
 import { TimeTravel, type TimeTravelMode } from './time/time-travel.ts';
-import { Pace, paceFile, RATE_WINDOW_MS, rateShare } from './client/politeness.ts';
+import { Pace, paceFile, RATE_WINDOW_MS, rateShare, slotFile } from './client/politeness.ts';
 import { Transport } from './client/transport.ts';
 import { excerpt } from './checks/expectations.ts';
 import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
@@ -149,7 +149,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   rateLimiter: [
     async ({ config }, use, workerInfo) => {
       const share = rateShare(config, workerInfo.config.shard?.total ?? 1, workerInfo.config.workers);
-      await use(share && new Pace(share.worker, RATE_WINDOW_MS, share.worker / config.rateLimit, paceFile(config.reportsDir)));
+      await use(share && new Pace(share.worker, RATE_WINDOW_MS, share.worker / config.rateLimit, paceFile(config.reportsDir), slotFile(config.reportsDir, workerInfo.parallelIndex)));
     },
     { scope: 'worker' },
   ],

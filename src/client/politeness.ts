@@ -121,6 +121,21 @@ const FULL: PaceState = { pausedUntil: 0, factor: 1, since: 0, throttles: 0, low
 /** Where the workers of one run (on one machine) share its pace: beside its reports, emptied by the global setup. */
 export const paceFile = (reportsDir: string) => join(reportsDir, 'pace.json');
 
+/**
+ * Where a worker's slot keeps its requests of the last window: Playwright replaces a worker after a failed test, and
+ * its successor in the slot (the same parallelIndex) starts with them, not with an empty window.
+ */
+export const slotFile = (reportsDir: string, slot: number) => join(reportsDir, `pace-worker-${slot}.json`);
+
+function readSent(file: string | undefined): number[] {
+  if (file === undefined) return [];
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as number[];
+  } catch {
+    return [];
+  }
+}
+
 /** The run's pace as the last worker left it, or undefined when no worker ever had to slow down. */
 export function readPace(file: string): PaceState | undefined {
   try {
@@ -165,12 +180,16 @@ export class Pace {
     /** This worker's fraction of what the whole run sends (an announced limit is the whole run's). */
     readonly fraction: number,
     private readonly file?: string,
+    /** This worker's slot (slotFile): what the worker before it in the slot sent, and what this one sends. */
+    private readonly slot?: string,
   ) {
     // This worker's share of the setup's requests still in the window: the newest, as many as its fraction of them.
     const { handover } = this.#read();
     const now = Date.now();
     const recent = handover.filter((at) => at > now - windowMs);
-    this.#sent = recent.slice(recent.length - Math.ceil(recent.length * fraction));
+    const inherited = readSent(slot).filter((at) => at > now - windowMs);
+    if (slot !== undefined) mkdirSync(dirname(slot), { recursive: true });
+    this.#sent = [...recent.slice(recent.length - Math.ceil(recent.length * fraction)), ...inherited].sort((a, b) => a - b);
   }
 
   /** When this pace's requests of the last window were sent. */
@@ -238,6 +257,7 @@ export class Pace {
       const wanted = Math.min(count, limit);
       if (this.#sent.length + wanted <= limit) {
         for (let i = 0; i < wanted; i++) this.#sent.push(now);
+        if (this.slot !== undefined) writeFileSync(this.slot, JSON.stringify(this.#sent));
         return now - started;
       }
       await sleep(this.#sent[this.#sent.length + wanted - limit - 1] + this.windowMs - now);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { listenReference } from '../../reference/listen.ts';
 import { loadConfig, readEnvironment } from '../config/config.ts';
-import { announcedLimit, describePace, describeRateShare, handOver, Pace, paceFile, rateShare, readPace, sleep, throttleWaitSeconds } from '../client/politeness.ts';
+import { announcedLimit, describePace, describeRateShare, handOver, Pace, paceFile, rateShare, readPace, sleep, slotFile, throttleWaitSeconds } from '../client/politeness.ts';
 import { Transport } from '../client/transport.ts';
 
 test('the pace lets no more than its limit through in any window', async () => {
@@ -57,6 +57,23 @@ test("the setup's requests count in the workers' first window, each worker its s
     // Without a setup, no handover: a fresh pace.
     handOver(paceFile(dir), []);
     assert.equal(new Pace(5, 400, 1, paceFile(dir)).recent().length, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Playwright replaces a worker after a failed test: the new one must not send its whole share again within the window.
+test("a worker that replaces another in its slot starts with that worker's requests of the last window", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pace-'));
+  try {
+    const failed = new Pace(4, 400, 0.5, paceFile(dir), slotFile(dir, 0));
+    for (let i = 0; i < 3; i++) await failed.acquire();
+    const successor = new Pace(4, 400, 0.5, paceFile(dir), slotFile(dir, 0));
+    assert.equal(successor.recent().length, 3);
+    assert.equal(new Pace(4, 400, 0.5, paceFile(dir), slotFile(dir, 1)).recent().length, 0, 'another slot starts empty');
+    const started = Date.now();
+    for (let i = 0; i < 2; i++) await successor.acquire();
+    assert.ok(Date.now() - started >= 300, `the second request waited for the predecessor's to leave the window (${Date.now() - started} ms)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
