@@ -30,7 +30,7 @@ import { excerpt } from './checks/expectations.ts';
 import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
 import type { Case } from './contract/domains.ts';
 import type { Space } from './contract/generate.ts';
-import { type ProfileName, profileOf } from './model/commands.ts';
+import { closingOf, type ProfileName, profileOf } from './model/commands.ts';
 import { Model } from './model/model.ts';
 import { describeSequence, runSequences } from './model/run.ts';
 
@@ -479,8 +479,9 @@ export async function forEverySequence(profile: ProfileName, fixtures: Pick<Test
     const chain = target.freshEachTest ? refreshChain : undefined;
     return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [], overlap: config.mode === 'live' } };
   };
-  const options = { seed: config.generator.seed, runs: SEQUENCES, maxCommands: MAX_OPERATIONS, timeLimitMs: PROPERTY_TIMEOUT_MS / 2 };
-  const run = await runSequences(profileOf(profile, { nonEmail: target.nonEmailConversationId !== undefined }), own, options, setup);
+  const can = { nonEmail: target.nonEmailConversationId !== undefined };
+  const options = { seed: config.generator.seed, runs: SEQUENCES, maxCommands: MAX_OPERATIONS, timeLimitMs: PROPERTY_TIMEOUT_MS / 2, closing: closingOf(profile, can) };
+  const run = await runSequences(profileOf(profile, can), own, options, setup);
   if (run.halted) throw run.halted;
   const skipped = run.notApplicable.length > 0 ? `; ${run.notApplicable.length} steps not applicable, as ${run.notApplicable[0].replace(/^\(not applicable: |\)$/g, '')}` : '';
   observe(`${run.sequences} sequences of at most ${MAX_OPERATIONS} operations (${run.steps} steps) drawn from seed ${run.seed}${skipped}`);

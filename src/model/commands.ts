@@ -119,8 +119,7 @@ export class UploadStep extends Step {
     this.#files = spec.files.map(({ extension, size, unicode }, index) => {
       // A space in every name, letters beyond ASCII in some (RFC 7578 §4.2: the client's name, in UTF-8): every route reads them back.
       const name = index === 0 && reused ? reused.file.name : `model ${this.#number}-${index + 1}${unicode ? ' résumé 日本' : ''}.${extension}`;
-      // Sizes differ from upload to upload, above every type's least size: a reused name never brings the same bytes.
-      return testFile(name, 600 + 37 * this.#number + size);
+      return testFile(name, modelFileSize(this.#number, size));
     });
     const caller = tokenOf(model, spec.caller);
     real.log[real.log.length - 1] = this.toString();
@@ -182,10 +181,20 @@ export class UploadStep extends Step {
 /** The model's token at `index`, wrapping around. */
 const tokenOf = (model: Readonly<Model>, index: number): ModelToken => model.tokens[index % model.tokens.length];
 
+/** How much an upload's file size may vary (the spec's `size`, 0 to SIZE_SPREAD). */
+export const SIZE_SPREAD = 40;
+
+/**
+ * The size of a file of upload `upload`: above every type's least size, and in a range of its own for each upload, so
+ * that a reused name never brings the same bytes (a file's bytes follow from its name and size), and a URL that serves
+ * another file's bytes is told apart. Ranges that overlapped once judged a correct server wrong (GENERATOR_SEED=6).
+ */
+export const modelFileSize = (upload: number, size: number): number => 600 + (SIZE_SPREAD + 1) * upload + size;
+
 /** `reuse`: always give the first file an earlier file's name (where there is one), or only sometimes. */
 const uploadSpec = (targets: readonly UploadTarget[], flags: readonly SecureFlag[], wire: boolean, minFiles: number, reuse: 'always' | 'sometimes'): fc.Arbitrary<UploadSpec> =>
   fc.record({
-    files: fc.array(fc.record({ extension: fc.constantFrom(...EXTENSIONS), size: fc.nat(40), unicode: fc.boolean() }), { minLength: minFiles, maxLength: 3 }),
+    files: fc.array(fc.record({ extension: fc.constantFrom(...EXTENSIONS), size: fc.nat(SIZE_SPREAD), unicode: fc.boolean() }), { minLength: minFiles, maxLength: 3 }),
     reuse: reuse === 'always' ? fc.nat(8) : fc.option(fc.nat(8), { nil: undefined }),
     target: fc.constantFrom(...targets),
     flag: fc.constantFrom(...flags),
@@ -275,6 +284,37 @@ export class SweepStep extends CompositeStep {
 
   override async run(model: Model, real: Real): Promise<void> {
     for (const index of this.among(model).keys()) await this.stepAt(index).run(model, real);
+  }
+}
+
+/**
+ * The clock moved across the change where it can be (a run still before it), then one upload of one file without the
+ * flag to each target in turn: every channel shows its regime after the change. Every sequence of the change's profile
+ * ends with it (closingOf): drawn uploads alone may leave a channel out after the change, or send it only with the
+ * flag false, which shows a channel's fault as CUTOVER-FLAG-IGNORED alone, or not at all (GENERATOR_SEED=2 and 9, for
+ * cutover-email-only). Drawn among the steps instead, it was missing from every sequence of some seeds.
+ */
+class EveryTargetStep extends CompositeStep {
+  readonly #across = new ClockStep('across the change');
+
+  constructor(private readonly targets: readonly UploadTarget[]) {
+    super();
+  }
+
+  check(): boolean {
+    return true;
+  }
+
+  toString(): string {
+    return `across the change, upload one file without the flag to each of: ${this.targets.join(', ')}`;
+  }
+
+  override async run(model: Model, real: Real): Promise<void> {
+    if (this.#across.check(model)) await this.#across.run(model, real);
+    for (const target of this.targets) {
+      const spec: UploadSpec = { files: [{ extension: 'pdf', size: 0, unicode: false }], reuse: undefined, target, flag: 'absent', order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared', caller: 0 };
+      await new UploadStep(spec).run(model, real);
+    }
   }
 }
 
@@ -594,6 +634,11 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
     case 'tokens':
       return weighted([2, fc.constantFrom<'refresh' | 'location'>('refresh', 'refresh', 'location').map((kind) => new ExchangeStep(kind) as Step)], [2, fc.constant(new ForeignStep() as Step)], [1, start], [1, turn], [1, upload(['absent'])]);
   }
+}
+
+/** The step each drawn sequence of a profile ends with, where the profile has one. */
+export function closingOf(name: ProfileName, can: Capabilities): Step | undefined {
+  return name === 'the change' ? new EveryTargetStep(targetsOf(can)) : undefined;
 }
 
 export type ProfileName = 'signed URLs' | 'names and reads' | 'the change' | 'wire forms' | 'sessions' | 'tokens';

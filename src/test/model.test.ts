@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ParallelStep, type Real, Step } from '../model/commands.ts';
+import { modelFileSize, ParallelStep, type Real, SIZE_SPREAD, Step } from '../model/commands.ts';
 import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
 import { describeSequence, runSequences } from '../model/run.ts';
 import { REGIME_INSTANTS } from '../checks/requests.ts';
@@ -13,6 +13,13 @@ const at = (iso: string) => new Model(Date.parse(iso), true, { label: 'ACCESS_TO
 const HOUR = 3_600_000;
 
 describe('the model of the contract', () => {
+  // A file's bytes follow from its name and size: two files of one run with the same name and size would be one file
+  // to a reader, and a URL serving either would read as serving the other's bytes (it did, at GENERATOR_SEED=6).
+  test('no two uploads of a run give a file the same size, whatever each draws', () => {
+    // Each upload's sizes lie in a range of their own, every range below the next.
+    for (let upload = 1; upload < 200; upload++) assert.ok(modelFileSize(upload, SIZE_SPREAD) < modelFileSize(upload + 1, 0), `uploads #${upload} and #${upload + 1} may share a size`);
+  });
+
   test('the flag decides before the change (email only), every upload is secure after it, the ambiguous day is open', () => {
     const before = at(REGIME_INSTANTS.before);
     assert.deepEqual(before.expectedKind('conversation', 'true'), { kind: 'secure', rule: 'SECURE-URL-FORM' });
