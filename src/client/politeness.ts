@@ -130,7 +130,8 @@ export const slotFile = (reportsDir: string, slot: number) => join(reportsDir, `
 function readSent(file: string | undefined): number[] {
   if (file === undefined) return [];
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as number[];
+    const sent: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(sent) ? sent.filter((at): at is number => typeof at === 'number') : [];
   } catch {
     return [];
   }
