@@ -456,8 +456,8 @@ export async function reachOf(clock: ServerClock): Promise<Reach> {
 }
 
 /** Sequences drawn per test, and operations per sequence: a few short runs, so that a live run stays within minutes. */
-export const SEQUENCES = 4;
-export const MAX_OPERATIONS = 10;
+export const SEQUENCES = 3;
+export const MAX_OPERATIONS = 8;
 
 /**
  * A rule over sequences of operations (src/model/): sequences of the profile drawn from GENERATOR_SEED, each from the

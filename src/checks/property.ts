@@ -37,7 +37,7 @@ export interface PropertyRun {
 }
 
 /** Samples drawn from the seed after the pairwise cover: each run (each commit's seed) tries a few requests more. */
-export const SAMPLES = 4;
+export const SAMPLES = 2;
 
 export async function checkProperty(space: Space, seed: number, check: (request: Case) => Promise<CaseOutcome>): Promise<PropertyRun> {
   const cover = pairwise(space);

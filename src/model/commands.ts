@@ -11,7 +11,7 @@ import type { RuleId } from '../contract/rules.ts';
 import { testFile, type TestFile } from '../files/test-file.ts';
 import type { ServerClock } from '../time/server-clock.ts';
 import { REGIME_INSTANTS } from '../checks/requests.ts';
-import { Disagreement, type Model, type ModelFile, type ModelToken, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
+import { Disagreement, type Model, type ModelFile, type ModelSession, type ModelToken, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
 
 /** What the steps act on: the client, the server's clock, the target, and the run's log of requests. */
 export interface Real {
@@ -264,18 +264,20 @@ abstract class CompositeStep extends Step {
   }
 }
 
-/** One step for each of the files `among` picks, in order: whatever a later operation did to an earlier file shows. */
+/** One step for each of the files or sessions `among` picks, in order: whatever a later operation did to an earlier one shows. */
 export class SweepStep extends CompositeStep {
   constructor(
     private readonly what: string,
-    private readonly among: (model: Readonly<Model>) => readonly ModelFile[],
+    private readonly among: (model: Readonly<Model>) => readonly (ModelFile | ModelSession)[],
     private readonly stepAt: (index: number) => Step,
+    /** Which of them it takes (all, unless told). */
+    private readonly pick: (item: ModelFile | ModelSession) => boolean = () => true,
   ) {
     super();
   }
 
   check(model: Readonly<Model>): boolean {
-    return this.among(model).length > 0;
+    return this.among(model).some(this.pick);
   }
 
   toString(): string {
@@ -283,7 +285,7 @@ export class SweepStep extends CompositeStep {
   }
 
   override async run(model: Model, real: Real): Promise<void> {
-    for (const index of this.among(model).keys()) await this.stepAt(index).run(model, real);
+    for (const [index, item] of this.among(model).entries()) if (this.pick(item)) await this.stepAt(index).run(model, real);
   }
 }
 
@@ -360,7 +362,10 @@ export class SignedStep extends Step {
     if (reply === undefined) throw new NotApplicable(skipped ?? 'not sent');
     const rule = SIGNED_RULES[this.caller];
     const what = `GET /files/d/{slug} of file ${file.label} with ${this.caller}`;
-    if (this.caller === 'filesReadonly') mustAccept(reply, what, rule);
+    if (this.caller === 'filesReadonly') {
+      file.signed = true;
+      mustAccept(reply, what, rule);
+    }
     if (reply.status >= 500) return model.note(new Disagreement(rule, `${what} answered ${shown(reply)}`));
     const reads: Reply[] = [reply];
     let unreachable = false;
@@ -381,8 +386,12 @@ export class SignedStep extends Step {
   }
 }
 
-/** Asks for the signed URL of every secure file of the run, in order, with files.readonly: the later files of an upload as surely as its first. */
-const signedSweep = () => new SweepStep('GET /files/d/{slug} of every secure file of the run with filesReadonly', (model) => model.secureFiles(), (index) => new SignedStep(index, 'filesReadonly'));
+/**
+ * Asks for the signed URL of every secure file of the run whose signed URL it has not asked for with files.readonly
+ * yet, in order: the later files of an upload as surely as its first, each once at least.
+ */
+const unsignedSweep = () =>
+  new SweepStep('GET /files/d/{slug} with filesReadonly of every secure file not asked for yet', (model) => model.secureFiles(), (index) => new SignedStep(index, 'filesReadonly'), (file) => !(file as ModelFile).signed);
 
 // ——— the clock ———
 
@@ -476,6 +485,28 @@ export class ContinueStep extends IndexedStep {
   }
 }
 
+/**
+ * A session started on each path the run has none on yet, then every session of the run continued in turn, the first
+ * started first: each is continued with another begun after it, whatever the drawn steps were (drawn turns come before
+ * any session at some seeds, and a run then holds one session or none).
+ */
+class EverySessionStep extends CompositeStep {
+  readonly #sweep = new SweepStep('continue every session of the run in turn', (model) => model.sessions, (index) => new ContinueStep(index));
+
+  check(): boolean {
+    return true;
+  }
+
+  toString(): string {
+    return 'a session on each path the run lacks, then every session continued in turn';
+  }
+
+  override async run(model: Model, real: Real): Promise<void> {
+    for (const path of ['deprecated', 'replacement'] as const) if (!model.sessions.some((session) => session.path === path)) await new StartStep(path, 0).run(model, real);
+    if (this.#sweep.check(model)) await this.#sweep.run(model, real);
+  }
+}
+
 /** The ids of an exchange: the deprecated path must answer them (`rule`); the replacement's shapes are not shown. */
 function exchangeOf(reply: Reply, path: 'deprecated' | 'replacement', what: string, rule: RuleId): { executionId: string; interactionId: unknown } {
   if (path === 'replacement' && !accepted(reply)) throw new NotApplicable(`${what} on the replacement path answered ${shown(reply)}; its shapes are not shown`);
@@ -516,6 +547,9 @@ export class ParallelStep extends CompositeStep {
 
 // ——— tokens ———
 
+/** The rule that issues each kind of exchanged token. */
+const EXCHANGE_RULES = { refresh: 'OAUTH-REFRESH', location: 'OAUTH-LOCATION-TOKEN' } as const satisfies Record<string, RuleId>;
+
 /** A token obtained by an exchange: the refresh token's (a target put back before each run only), or an Agency token's location token. */
 export class ExchangeStep extends Step {
   constructor(readonly kind: 'refresh' | 'location') {
@@ -543,7 +577,7 @@ export class ExchangeStep extends Step {
   protected async judge(model: Model, _real: Real, sent: unknown): Promise<void> {
     const reply = sent as Reply | undefined;
     if (reply === undefined) throw new NotApplicable(this.kind === 'refresh' ? 'no refresh token this run may spend (the refresh checks spend it on a target that keeps its state)' : 'AGENCY_ACCESS_TOKEN is not set');
-    const rule = this.kind === 'refresh' ? 'OAUTH-REFRESH' : 'OAUTH-LOCATION-TOKEN';
+    const rule = EXCHANGE_RULES[this.kind];
     mustAccept(reply, this.toString(), rule);
     const token = (reply.json() as { access_token?: unknown } | undefined)?.access_token;
     if (typeof token !== 'string') throw new NotApplicable('the answer names no access_token (its shape is not shown; specs/oauth-tokens.spec.ts finds the token in it)');
@@ -586,6 +620,30 @@ export class ForeignStep extends Step {
   }
 }
 
+/**
+ * A token of each kind of exchange the run does not hold yet (refreshed, location), then every token held tried against
+ * FOREIGN_AGENT_ID. Every sequence of the tokens' profile ends with it (closingOf): drawn steps alone may never follow a
+ * refresh with a foreign execution, and a refreshed token that reaches any location then goes unseen (GENERATOR_SEED
+ * 183706709, for refreshed-token-any-location).
+ */
+class EveryTokenStep extends CompositeStep {
+  check(): boolean {
+    return true;
+  }
+
+  toString(): string {
+    return 'a token of each exchange the run lacks, then FOREIGN_AGENT_ID as every token held';
+  }
+
+  override async run(model: Model, real: Real): Promise<void> {
+    for (const kind of ['refresh', 'location'] as const) {
+      const exchange = new ExchangeStep(kind);
+      if (!model.tokens.some((token) => token.issuedBy === EXCHANGE_RULES[kind]) && exchange.check(model)) await exchange.run(model, real);
+    }
+    await new ForeignStep().run(model, real);
+  }
+}
+
 // ——— the profiles: which operations a rule's sequences draw, and how often ———
 
 export interface Capabilities {
@@ -615,13 +673,13 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
   const together = (a: fc.Arbitrary<Step>, b: fc.Arbitrary<Step>) => fc.tuple(a, b).map((pair) => new ParallelStep(pair) as Step);
   switch (name) {
     case 'signed URLs':
-      return weighted([3, upload(['true', 'true', 'absent'], false, ['conversation', 'both'], 2)], [2, signedBy('filesReadonly')], [1, fc.constant(signedSweep() as Step)], [1, signedBy('noFilesScope', 'foreignAccess')], [1, read], [1, anyMove]);
+      return weighted([2, upload(['true', 'true', 'absent'], false, ['conversation', 'both'], 2)], [2, signedBy('filesReadonly')], [1, signedBy('noFilesScope', 'foreignAccess')], [1, read], [1, anyMove]);
     case 'names and reads':
       // Every later upload takes an earlier name, and reads of every file come often: what one upload does to another's file shows.
       return weighted(
         [3, upload(['absent', 'false'], false, targetsOf(can), 1, 'always')],
         [2, read],
-        [3, fc.constant(readSweep() as Step)],
+        [1, fc.constant(readSweep() as Step)],
         [1, together(upload(['absent', 'false'], false, targetsOf(can), 1, 'always'), upload(['absent', 'true']))],
         [1, later],
       );
@@ -636,9 +694,29 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
   }
 }
 
-/** The step each drawn sequence of a profile ends with, where the profile has one. */
+/**
+ * The step each drawn sequence of a profile ends with, where the profile has one: what the drawn steps left is then
+ * looked at, whatever they were: every secure file's signed URL; every file read after uploads that reuse names; a
+ * session on each path, then every session continued after others began; a token of each exchange, then every token
+ * tried; every target across the change. Drawn only, a fault that needs that last look went unseen at some seeds
+ * (signed-url-first-file-of-upload at 6, upload-name-overwrites at 3, session-continues-latest at 5, with three
+ * sequences a test).
+ */
 export function closingOf(name: ProfileName, can: Capabilities): Step | undefined {
-  return name === 'the change' ? new EveryTargetStep(targetsOf(can)) : undefined;
+  switch (name) {
+    case 'signed URLs':
+      return unsignedSweep();
+    case 'names and reads':
+      return readSweep();
+    case 'the change':
+      return new EveryTargetStep(targetsOf(can));
+    case 'sessions':
+      return new EverySessionStep();
+    case 'tokens':
+      return new EveryTokenStep();
+    default:
+      return undefined;
+  }
 }
 
 export type ProfileName = 'signed URLs' | 'names and reads' | 'the change' | 'wire forms' | 'sessions' | 'tokens';

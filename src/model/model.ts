@@ -45,6 +45,8 @@ export interface ModelFile {
   uploadedAt: number;
   /** Which upload of the run it came with. */
   upload: number;
+  /** The run asked for its signed URL with files.readonly (GET /files/d/{slug}). */
+  signed?: boolean;
 }
 
 export interface ModelSession {
