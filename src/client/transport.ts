@@ -74,13 +74,17 @@ const bytesOf = (form: FormData): number => [...form.values()].reduce((sum, valu
 /**
  * A full collection, made before each big upload: the copies of earlier uploads' files (the form, its encoding,
  * Playwright's own) are memory outside V8's heap that it frees late, and a test that sends some 80 bodies of 5 MiB
- * would hold them till then, 50 MiB over the worker's budget of 300 MiB. The flag is set at run time: NODE_OPTIONS
- * does not take --expose-gc on Node 20.
+ * would hold them till then, 50 MiB over the worker's budget of 300 MiB. The flag is set at run time, on the first
+ * big upload (a run that sends none, replay, never sets it): NODE_OPTIONS does not take --expose-gc on Node 20.
  */
-const collectGarbage: () => void = (() => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
+let gc: (() => void) | undefined;
+function collectGarbage(): void {
+  if (gc === undefined) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}
 
 export class Transport {
   /** Interactions recorded so far (record mode). */

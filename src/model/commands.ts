@@ -265,13 +265,13 @@ abstract class CompositeStep extends Step {
 }
 
 /** One step for each of the files or sessions `among` picks, in order: whatever a later operation did to an earlier one shows. */
-export class SweepStep extends CompositeStep {
+export class SweepStep<T extends ModelFile | ModelSession> extends CompositeStep {
   constructor(
     private readonly what: string,
-    private readonly among: (model: Readonly<Model>) => readonly (ModelFile | ModelSession)[],
+    private readonly among: (model: Readonly<Model>) => readonly T[],
     private readonly stepAt: (index: number) => Step,
     /** Which of them it takes (all, unless told). */
-    private readonly pick: (item: ModelFile | ModelSession) => boolean = () => true,
+    private readonly pick: (item: T) => boolean = () => true,
   ) {
     super();
   }
@@ -391,7 +391,7 @@ export class SignedStep extends Step {
  * yet, in order: the later files of an upload as surely as its first, each once at least.
  */
 const unsignedSweep = () =>
-  new SweepStep('GET /files/d/{slug} with filesReadonly of every secure file not asked for yet', (model) => model.secureFiles(), (index) => new SignedStep(index, 'filesReadonly'), (file) => !(file as ModelFile).signed);
+  new SweepStep('GET /files/d/{slug} with filesReadonly of every secure file not asked for yet', (model) => model.secureFiles(), (index) => new SignedStep(index, 'filesReadonly'), (file) => !file.signed);
 
 // ——— the clock ———
 
