@@ -83,9 +83,11 @@ async function startServer(job: Job, dir: string): Promise<{ baseUrl: string; st
     env: childEnvironment({ STYLE: job.style, FAULT: job.fault?.id ?? 'none', PORT: '0', PORT_FILE: portFile }, ['STYLE', 'FAULT', 'PORT', 'PUBLIC_BASE_URL', 'LOG']),
     stdio: 'ignore',
   });
-  for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
-  const port = readFileSync(portFile, 'utf8').trim();
-  if (!/^\d+$/.test(port)) throw new Error(`the independent server wrote no port to ${portFile}`);
+  // The file exists before its port is written in it (writeFileSync creates, then writes): wait for the digits.
+  const written = () => (existsSync(portFile) ? readFileSync(portFile, 'utf8').trim() : '');
+  for (let i = 0; i < 100 && !/^\d+$/.test(written()); i++) await new Promise((r) => setTimeout(r, 50));
+  const port = written();
+  if (!/^\d+$/.test(port)) throw new Error(`the independent server wrote no port to ${portFile} within 5 s`);
   return { baseUrl: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
