@@ -456,7 +456,7 @@ export async function reachOf(clock: ServerClock): Promise<Reach> {
 }
 
 /** Sequences drawn per test, and operations per sequence: a few short runs, so that a live run stays within minutes. */
-export const SEQUENCES = 3;
+export const SEQUENCES = 2;
 export const MAX_OPERATIONS = 8;
 
 /**

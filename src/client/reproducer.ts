@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { HTTPSnippet } from 'httpsnippet';
+import type { HTTPSnippet } from 'httpsnippet';
 import { FILE_FORM_KEY } from '../contract/contract.ts';
 import { addFormats } from '../contract/schemas.ts';
 import { SETTINGS } from '../config/config.ts';
@@ -277,6 +277,10 @@ expect_withholds() { local s; s="$(status "$1")"; ! serves "$1" "$2" && [ "$s" -
 `;
 
 /** The curl command of one exchange: httpsnippet's, its URL and credentials made the script's, its answer kept. */
+/** httpsnippet, loaded by the first reproducer: a passing run writes none, and each worker would load it for nothing. */
+let snippets: typeof HTTPSnippet | undefined;
+const httpSnippet = () => (snippets ??= (createRequire(import.meta.url)('httpsnippet') as { HTTPSnippet: typeof HTTPSnippet }).HTTPSnippet);
+
 function curlOf(exchange: Exchange, index: number, fileDir: (part: number) => string): string {
   const request = harRequest(exchange);
   // A new trace is the server's to see: the recorded one names the test's run, not this one.
@@ -285,7 +289,7 @@ function curlOf(exchange: Exchange, index: number, fileDir: (part: number) => st
     let part = 0;
     request.postData.params = request.postData.params.map((param) => (param.fileName === undefined ? param : { ...param, fileName: `${fileDir(part++)}/${plainName(param.fileName) ? param.fileName : 'file'}` }));
   }
-  const snippet = new HTTPSnippet(request as ConstructorParameters<typeof HTTPSnippet>[0]).convert('shell', 'curl', { indent: '  ' });
+  const snippet = new (httpSnippet())(request as ConstructorParameters<typeof HTTPSnippet>[0]).convert('shell', 'curl', { indent: '  ' });
   const command = (Array.isArray(snippet) ? snippet[0] : snippet) as string;
   const redirects = exchange.followRedirects === false ? '' : ' \\\n  --location';
   return `${command

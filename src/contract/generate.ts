@@ -35,11 +35,30 @@ export function product(space: Space): Case[] {
   return cases.filter(space.valid);
 }
 
-/** The pairs of values of the varying dimensions a request covers; a single varying dimension's values alone. */
-function pairsOf(names: readonly string[], request: Case): string[] {
-  const keys = names.map((name) => `${name}=${request[name]}`);
-  if (keys.length < 2) return keys;
-  return keys.flatMap((key, i) => keys.slice(i + 1).map((other) => `${key} & ${other}`));
+/**
+ * The pairs of values of the varying dimensions each request covers, each pair as a number (a single varying
+ * dimension's values alone): the pair of value i of dimension a and value j of dimension b (a before b) is
+ * offset(a, b) + i × size(b) + j. Numbers, not strings: the greedy scan of coverOf is the hot loop of a run.
+ */
+function pairIdsOf(space: Space, names: readonly string[], requests: readonly Case[]): { ids: number[][]; count: number } {
+  const sizes = names.map((name) => space.dimensions[name].length);
+  const positions = names.map((name) => new Map(space.dimensions[name].map((value, i) => [value, i])));
+  const offsets: number[][] = names.map(() => []);
+  let count = names.length === 1 ? sizes[0] : 0;
+  for (let a = 0; a < names.length; a++) {
+    for (let b = a + 1; b < names.length; b++) {
+      offsets[a][b] = count;
+      count += sizes[a] * sizes[b];
+    }
+  }
+  const ids = requests.map((request) => {
+    const at = names.map((name, d) => positions[d].get(request[name]) as number);
+    if (names.length === 1) return at;
+    const pairs: number[] = [];
+    for (let a = 0; a < names.length; a++) for (let b = a + 1; b < names.length; b++) pairs.push(offsets[a][b] + at[a] * sizes[b] + at[b]);
+    return pairs;
+  });
+  return { ids, count };
 }
 
 /**
@@ -56,15 +75,16 @@ function coverOf(space: Space): Case[] {
   const names = variedOf(space);
   const requests = product(space);
   if (names.length === 0) return requests.slice(0, 1);
-  // Each pair as a number, each request as the numbers of its pairs: the greedy scan below is the hot loop of a run.
-  const ids = new Map<string, number>();
-  const idOf = (pair: string) => {
-    if (!ids.has(pair)) ids.set(pair, ids.size);
-    return ids.get(pair) as number;
-  };
-  const pairs = requests.map((request) => pairsOf(names, request).map(idOf));
-  const uncovered = new Uint8Array(ids.size).fill(1);
-  let left = ids.size;
+  const { ids: pairs, count } = pairIdsOf(space, names, requests);
+  // Only the pairs some valid request holds are there to cover.
+  const uncovered = new Uint8Array(count);
+  let left = 0;
+  for (const ids of pairs) {
+    for (const pair of ids) {
+      left += 1 - uncovered[pair];
+      uncovered[pair] = 1;
+    }
+  }
   const chosen: Case[] = [];
   // The requests that still cover a pair not yet covered, in order: a request that covers none never will again.
   let live = requests.map((_, i) => i);

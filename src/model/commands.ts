@@ -320,6 +320,40 @@ class EveryTargetStep extends CompositeStep {
   }
 }
 
+/**
+ * Secure uploads in every value of every wire dimension, one upload each: the parts' order with two files, a body in
+ * chunks, each other declared type and list encoding. Every sequence of the wire profile ends with it (closingOf): with
+ * two sequences a test, drawn uploads alone left the flag after the files, or a chunked body, out of every secure
+ * upload at GENERATOR_SEED=1 (secure-flag-dropped-after-file, secure-flag-dropped-chunked). A value a correct server
+ * may refuse (not applicable) hides no other: the order and the chunked body each go in the plain form otherwise.
+ */
+class EveryWireFormStep extends CompositeStep {
+  static readonly #forms: Pick<UploadSpec, 'order' | 'partType' | 'entries' | 'encoding' | 'length'>[] = [
+    { order: 'files-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared' },
+    { order: 'between', partType: 'own', entries: 0, encoding: 'json', length: 'declared' },
+    { order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'chunked' },
+    { order: 'fields-first', partType: 'generic', entries: 1, encoding: 'repeated', length: 'declared' },
+    { order: 'fields-first', partType: 'other', entries: 3, encoding: 'brackets', length: 'declared' },
+  ];
+
+  check(): boolean {
+    return true;
+  }
+
+  toString(): string {
+    return 'a secure upload in each wire form: the files before the fields, the fields between two files, in chunks, each declared type and list encoding';
+  }
+
+  override async run(model: Model, real: Real): Promise<void> {
+    for (const form of EveryWireFormStep.#forms) {
+      // Two files where their place among the fields is the form: between needs two.
+      const files = form.order === 'fields-first' ? 1 : 2;
+      const spec: UploadSpec = { ...form, files: Array.from({ length: files }, (_, i) => ({ extension: EXTENSIONS[i], size: i, unicode: false })), reuse: undefined, target: 'conversation', flag: 'true', caller: 0 };
+      await new UploadStep(spec).run(model, real);
+    }
+  }
+}
+
 /** Reads every file of the run once, anonymously. */
 const readSweep = () => new SweepStep('GET the URL of every file of the run, anonymously', (model) => model.files, (index) => new ReadStep(index));
 
@@ -695,14 +729,14 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
 }
 
 /**
- * The step each drawn sequence of a profile ends with, where the profile has one: what the drawn steps left is then
- * looked at, whatever they were: every secure file's signed URL; every file read after uploads that reuse names; a
- * session on each path, then every session continued after others began; a token of each exchange, then every token
- * tried; every target across the change. Drawn only, a fault that needs that last look went unseen at some seeds
- * (signed-url-first-file-of-upload at 6, upload-name-overwrites at 3, session-continues-latest at 5, with three
- * sequences a test).
+ * The step each drawn sequence of a profile ends with: what the drawn steps left is then looked at, whatever they
+ * were: every secure file's signed URL; every file read after uploads that reuse names; a session on each path, then
+ * every session continued after others began; a token of each exchange, then every token tried; every target across
+ * the change; a secure upload in every wire form. Drawn only, a fault that needs that last look went unseen at some
+ * seeds (signed-url-first-file-of-upload at 6, upload-name-overwrites at 3, session-continues-latest at 5, with three
+ * sequences a test; the wire forms' two faults at 1, with two).
  */
-export function closingOf(name: ProfileName, can: Capabilities): Step | undefined {
+export function closingOf(name: ProfileName, can: Capabilities): Step {
   switch (name) {
     case 'signed URLs':
       return unsignedSweep();
@@ -710,12 +744,12 @@ export function closingOf(name: ProfileName, can: Capabilities): Step | undefine
       return readSweep();
     case 'the change':
       return new EveryTargetStep(targetsOf(can));
+    case 'wire forms':
+      return new EveryWireFormStep();
     case 'sessions':
       return new EverySessionStep();
     case 'tokens':
       return new EveryTokenStep();
-    default:
-      return undefined;
   }
 }
 

@@ -15,8 +15,8 @@ export interface SequenceOptions {
   maxCommands: number;
   /** How long shrinking may go on against a live target before the shortest sequence so far is reported. */
   timeLimitMs: number;
-  /** The step every drawn sequence ends with, where its profile has one (closingOf). */
-  closing?: Step;
+  /** The step every drawn sequence ends with (closingOf). */
+  closing: Step;
 }
 
 export interface SequenceRun {
@@ -45,18 +45,18 @@ class Sequences extends fc.Arbitrary<Step[]> {
   constructor(
     commands: fc.Arbitrary<Step>[],
     maxCommands: number,
-    private readonly closing: readonly Step[],
+    private readonly closing: Step,
   ) {
     super();
     const step = fc.oneof(...commands);
     this.#drawn = fc.array(step, { minLength: Math.ceil(maxCommands / 2), maxLength: maxCommands, size: 'max' });
     // A split lengthens a sequence by one step at most per parallel step.
-    this.#shrunk = fc.array(step, { maxLength: 2 * maxCommands + closing.length });
+    this.#shrunk = fc.array(step, { maxLength: 2 * maxCommands + 1 });
   }
 
   generate(random: fc.Random, bias: number | undefined): fc.Value<Step[]> {
     const drawn = this.#drawn.generate(random, bias);
-    return new fc.Value([...drawn.value_, ...this.closing], undefined);
+    return new fc.Value([...drawn.value_, this.closing], undefined);
   }
 
   canShrinkWithoutContext(value: unknown): value is Step[] {
@@ -92,7 +92,7 @@ export async function runSequences(commands: fc.Arbitrary<Step>[], own: RuleId, 
 async function shrinkTo(rule: RuleId, commands: fc.Arbitrary<Step>[], options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>, result: SequenceRun): Promise<RuleId | undefined> {
   let other: RuleId | undefined;
   let found: { error: Disagreement; log: string[] } | undefined;
-  const property = fc.asyncProperty(new Sequences(commands, options.maxCommands, options.closing ? [options.closing] : []), async (sequence) => {
+  const property = fc.asyncProperty(new Sequences(commands, options.maxCommands, options.closing), async (sequence) => {
     if (result.halted) return;
     const { model, real } = await setup();
     result.sequences += 1;

@@ -93,7 +93,8 @@ class Toy extends Step {
 
 const toys = [fc.constant(new Toy('mark')), fc.constant(new Toy('idle')), fc.constant(new Toy('refused')), fc.constant(new Toy('check')), fc.constant(new Toy('check', 'SECURE-SIGNED-URL'))];
 const setup = async () => ({ model: at(REGIME_INSTANTS.before), real: { log: [], overlap: true } as unknown as Real });
-const options = { seed: 7, runs: 40, maxCommands: 10, timeLimitMs: 60_000 };
+// Every sequence ends with the closing step, as each profile's does (closingOf): here one that does nothing.
+const options = { seed: 7, runs: 40, maxCommands: 10, timeLimitMs: 60_000, closing: new Toy('idle') };
 
 describe('sequences judged by the model', () => {
   test("a disagreement on the test's own rule is shrunk to the shortest sequence that shows it", async () => {
@@ -125,5 +126,10 @@ describe('sequences judged by the model', () => {
     assert.equal(run.failure, undefined);
     assert.equal(run.sequences, 3);
     assert.ok(run.steps >= 15, `${run.steps} steps in 3 sequences of at least 5 operations`);
+  });
+
+  test('every drawn sequence ends with its closing step', async () => {
+    const run = await runSequences([fc.constant(new Toy('idle'))], 'SESSION-CONTINUE', { ...options, runs: 3, closing: new Toy('refused') }, setup);
+    assert.equal(run.notApplicable.length, 3, 'the closing step (here never applicable) once a sequence');
   });
 });
