@@ -33,6 +33,11 @@ export interface Real {
 export abstract class Step implements fc.AsyncCommand<Model, Real> {
   abstract check(model: Readonly<Model>): boolean;
   abstract toString(): string;
+  /** What shrinking may put in this step's place besides dropping it (Sequences.shrink): by default nothing. */
+  splits(): Step[][] {
+    return [];
+  }
+
   /** Sends its request(s); what it reserves in the model (an upload's number) it takes before its first await. */
   protected abstract send(model: Model, real: Real): Promise<unknown>;
   /** Judges what `send` got against the model, and updates the model. */
@@ -264,8 +269,35 @@ abstract class CompositeStep extends Step {
   }
 }
 
+/**
+ * Steps one after the other, which ones decided as it runs (a sweep over the run's files, a closing step). Shrinking
+ * puts the steps it ran last in its place, so that each can then be dropped alone: the shortest sequence holds only
+ * the reads, uploads or turns that show the fault, not the whole sweep.
+ */
+export abstract class StepsInTurn extends CompositeStep {
+  #ran: Step[] = [];
+
+  override async run(model: Model, real: Real): Promise<void> {
+    this.#ran = [];
+    await this.parts(model, real);
+  }
+
+  /** Runs its steps, each through `part`. */
+  protected abstract parts(model: Model, real: Real): Promise<void>;
+
+  protected async part(step: Step, model: Model, real: Real): Promise<void> {
+    this.#ran.push(step);
+    await step.run(model, real);
+  }
+
+  // The steps of its last run: shrinking asks right after the run that failed.
+  override splits(): Step[][] {
+    return this.#ran.length > 0 ? [[...this.#ran]] : [];
+  }
+}
+
 /** One step for each of the files or sessions `among` picks, in order: whatever a later operation did to an earlier one shows. */
-export class SweepStep<T extends ModelFile | ModelSession> extends CompositeStep {
+export class SweepStep<T extends ModelFile | ModelSession> extends StepsInTurn {
   constructor(
     private readonly what: string,
     private readonly among: (model: Readonly<Model>) => readonly T[],
@@ -284,8 +316,8 @@ export class SweepStep<T extends ModelFile | ModelSession> extends CompositeStep
     return this.what;
   }
 
-  override async run(model: Model, real: Real): Promise<void> {
-    for (const [index, item] of this.among(model).entries()) if (this.pick(item)) await this.stepAt(index).run(model, real);
+  protected async parts(model: Model, real: Real): Promise<void> {
+    for (const [index, item] of this.among(model).entries()) if (this.pick(item)) await this.part(this.stepAt(index), model, real);
   }
 }
 
@@ -296,7 +328,7 @@ export class SweepStep<T extends ModelFile | ModelSession> extends CompositeStep
  * flag false, which shows a channel's fault as CUTOVER-FLAG-IGNORED alone, or not at all (GENERATOR_SEED=2 and 9, for
  * cutover-email-only). Drawn among the steps instead, it was missing from every sequence of some seeds.
  */
-class EveryTargetStep extends CompositeStep {
+class EveryTargetStep extends StepsInTurn {
   readonly #across = new ClockStep('across the change');
 
   constructor(private readonly targets: readonly UploadTarget[]) {
@@ -311,11 +343,11 @@ class EveryTargetStep extends CompositeStep {
     return `across the change, upload one file without the flag to each of: ${this.targets.join(', ')}`;
   }
 
-  override async run(model: Model, real: Real): Promise<void> {
-    if (this.#across.check(model)) await this.#across.run(model, real);
+  protected async parts(model: Model, real: Real): Promise<void> {
+    if (this.#across.check(model)) await this.part(this.#across, model, real);
     for (const target of this.targets) {
       const spec: UploadSpec = { files: [{ extension: 'pdf', size: 0, unicode: false }], reuse: undefined, target, flag: 'absent', order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared', caller: 0 };
-      await new UploadStep(spec).run(model, real);
+      await this.part(new UploadStep(spec), model, real);
     }
   }
 }
@@ -327,7 +359,7 @@ class EveryTargetStep extends CompositeStep {
  * upload at GENERATOR_SEED=1 (secure-flag-dropped-after-file, secure-flag-dropped-chunked). A value a correct server
  * may refuse (not applicable) hides no other: the order and the chunked body each go in the plain form otherwise.
  */
-class EveryWireFormStep extends CompositeStep {
+class EveryWireFormStep extends StepsInTurn {
   static readonly #forms: Pick<UploadSpec, 'order' | 'partType' | 'entries' | 'encoding' | 'length'>[] = [
     { order: 'files-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared' },
     { order: 'between', partType: 'own', entries: 0, encoding: 'json', length: 'declared' },
@@ -344,12 +376,12 @@ class EveryWireFormStep extends CompositeStep {
     return 'a secure upload in each wire form: the files before the fields, the fields between two files, in chunks, each declared type and list encoding';
   }
 
-  override async run(model: Model, real: Real): Promise<void> {
+  protected async parts(model: Model, real: Real): Promise<void> {
     for (const form of EveryWireFormStep.#forms) {
       // Two files where their place among the fields is the form: between needs two.
       const files = form.order === 'fields-first' ? 1 : 2;
       const spec: UploadSpec = { ...form, files: Array.from({ length: files }, (_, i) => ({ extension: EXTENSIONS[i], size: i, unicode: false })), reuse: undefined, target: 'conversation', flag: 'true', caller: 0 };
-      await new UploadStep(spec).run(model, real);
+      await this.part(new UploadStep(spec), model, real);
     }
   }
 }
@@ -524,7 +556,7 @@ export class ContinueStep extends IndexedStep {
  * started first: each is continued with another begun after it, whatever the drawn steps were (drawn turns come before
  * any session at some seeds, and a run then holds one session or none).
  */
-class EverySessionStep extends CompositeStep {
+class EverySessionStep extends StepsInTurn {
   readonly #sweep = new SweepStep('continue every session of the run in turn', (model) => model.sessions, (index) => new ContinueStep(index));
 
   check(): boolean {
@@ -535,9 +567,9 @@ class EverySessionStep extends CompositeStep {
     return 'a session on each path the run lacks, then every session continued in turn';
   }
 
-  override async run(model: Model, real: Real): Promise<void> {
-    for (const path of ['deprecated', 'replacement'] as const) if (!model.sessions.some((session) => session.path === path)) await new StartStep(path, 0).run(model, real);
-    if (this.#sweep.check(model)) await this.#sweep.run(model, real);
+  protected async parts(model: Model, real: Real): Promise<void> {
+    for (const path of ['deprecated', 'replacement'] as const) if (!model.sessions.some((session) => session.path === path)) await this.part(new StartStep(path, 0), model, real);
+    if (this.#sweep.check(model)) await this.part(this.#sweep, model, real);
   }
 }
 
@@ -568,6 +600,11 @@ export class ParallelStep extends CompositeStep {
 
   toString(): string {
     return `at once: [${this.steps.map(String).join('] and [')}]`;
+  }
+
+  // Either step alone, then both one after the other: an overlap that is not needed is not reported.
+  override splits(): Step[][] {
+    return [[this.steps[0]], [this.steps[1]], [...this.steps]];
   }
 
   override async run(model: Model, real: Real): Promise<void> {
@@ -660,7 +697,7 @@ export class ForeignStep extends Step {
  * refresh with a foreign execution, and a refreshed token that reaches any location then goes unseen (GENERATOR_SEED
  * 183706709, for refreshed-token-any-location).
  */
-class EveryTokenStep extends CompositeStep {
+class EveryTokenStep extends StepsInTurn {
   check(): boolean {
     return true;
   }
@@ -669,12 +706,12 @@ class EveryTokenStep extends CompositeStep {
     return 'a token of each exchange the run lacks, then FOREIGN_AGENT_ID as every token held';
   }
 
-  override async run(model: Model, real: Real): Promise<void> {
+  protected async parts(model: Model, real: Real): Promise<void> {
     for (const kind of ['refresh', 'location'] as const) {
       const exchange = new ExchangeStep(kind);
-      if (!model.tokens.some((token) => token.issuedBy === EXCHANGE_RULES[kind]) && exchange.check(model)) await exchange.run(model, real);
+      if (!model.tokens.some((token) => token.issuedBy === EXCHANGE_RULES[kind]) && exchange.check(model)) await this.part(exchange, model, real);
     }
-    await new ForeignStep().run(model, real);
+    await this.part(new ForeignStep(), model, real);
   }
 }
 

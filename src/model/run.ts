@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { InfrastructureError } from '../client/api.ts';
 import { ReplayMismatchError } from '../client/transport.ts';
 import type { RuleId } from '../contract/rules.ts';
-import { ParallelStep, type Real, type Step } from './commands.ts';
+import type { Real, Step } from './commands.ts';
 import { Disagreement, type Model } from './model.ts';
 
 export interface SequenceOptions {
@@ -36,7 +36,8 @@ export interface SequenceRun {
  * Sequences of commands, drawn at least half as long as `maxCommands` and shrunk down to any length. fc.commands()
  * has no least length, and its first few runs are short (0, 8 and 2 commands for the first three of one seed): a test
  * of three runs would send next to nothing. asyncModelRun runs an array as it runs fc.commands(): each command whose
- * check() holds, in order; shrinking splits parallel steps and drops commands (each one's own values are kept).
+ * check() holds, in order; shrinking splits parallel and composite steps and drops commands (each one's own values are
+ * kept).
  */
 class Sequences extends fc.Arbitrary<Step[]> {
   readonly #drawn: fc.Arbitrary<Step[]>;
@@ -50,8 +51,8 @@ class Sequences extends fc.Arbitrary<Step[]> {
     super();
     const step = fc.oneof(...commands);
     this.#drawn = fc.array(step, { minLength: Math.ceil(maxCommands / 2), maxLength: maxCommands, size: 'max' });
-    // A split lengthens a sequence by one step at most per parallel step.
-    this.#shrunk = fc.array(step, { maxLength: 2 * maxCommands + 1 });
+    // Splits lengthen a sequence: a sweep of the whole run takes one step per file or session.
+    this.#shrunk = fc.array(step);
   }
 
   generate(random: fc.Random, bias: number | undefined): fc.Value<Step[]> {
@@ -64,13 +65,12 @@ class Sequences extends fc.Arbitrary<Step[]> {
   }
 
   /**
-   * Each parallel step split first: either of its steps alone, then both one after the other (an overlap that is not
-   * needed is not reported); then commands dropped. Each split leaves one parallel step less, so shrinking ends.
+   * Each step that can be split first (Step.splits: a parallel step into either step alone, then both in turn; a
+   * sweep or closing step into the steps it ran), then commands dropped. A split leaves one parallel or composite step
+   * less (a sweep's steps are single requests), so shrinking ends.
    */
   shrink(value: Step[]): fc.Stream<fc.Value<Step[]>> {
-    const splits = value.flatMap((step, i) =>
-      step instanceof ParallelStep ? [[step.steps[0]], [step.steps[1]], [...step.steps]].map((steps) => [...value.slice(0, i), ...steps, ...value.slice(i + 1)]) : [],
-    );
+    const splits = value.flatMap((step, i) => step.splits().map((steps) => [...value.slice(0, i), ...steps, ...value.slice(i + 1)]));
     return fc.Stream.of(...splits.map((split) => new fc.Value(split, undefined))).join(this.#shrunk.shrink(value, undefined));
   }
 }

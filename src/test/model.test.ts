@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { modelFileSize, ParallelStep, type Real, SIZE_SPREAD, Step } from '../model/commands.ts';
+import { modelFileSize, ParallelStep, type Real, SIZE_SPREAD, Step, StepsInTurn } from '../model/commands.ts';
 import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
 import { describeSequence, runSequences } from '../model/run.ts';
 import { REGIME_INSTANTS } from '../checks/requests.ts';
@@ -126,6 +126,24 @@ describe('sequences judged by the model', () => {
     assert.equal(run.failure, undefined);
     assert.equal(run.sequences, 3);
     assert.ok(run.steps >= 15, `${run.steps} steps in 3 sequences of at least 5 operations`);
+  });
+
+  test('a closing step is split into the steps it ran, and only those that show the disagreement stay', async () => {
+    class Turns extends StepsInTurn {
+      check(): boolean {
+        return true;
+      }
+
+      toString(): string {
+        return 'turns';
+      }
+
+      protected async parts(model: Model, real: Real): Promise<void> {
+        for (const kind of ['idle', 'mark', 'refused', 'mark', 'idle', 'check'] as const) await this.part(new Toy(kind), model, real);
+      }
+    }
+    const run = await runSequences([fc.constant(new Toy('idle'))], 'SESSION-CONTINUE', { ...options, closing: new Turns() }, setup);
+    assert.deepEqual(run.failure?.sequence, ['mark', 'mark', 'check (SESSION-CONTINUE)']);
   });
 
   test('every drawn sequence ends with its closing step', async () => {
