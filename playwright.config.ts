@@ -6,7 +6,9 @@ import type { TimeTravelMode } from './src/time/time-travel.ts';
 
 const config = commandConfig();
 // A given target's own test clock is shared by everything that talks to it: while a test moves it, no other test
-// may run. The reference server runs one per worker and replay has no clock, so they keep both workers.
+// may run. The reference server runs one per worker, so it keeps both workers. Replay is bound by CPU: on two cores
+// the reporters take their share, and a second worker cost 2.7 s of CPU (a Playwright start, and the contention) for
+// 2.5 s of wall time (npm run bench).
 // The blob report exists to merge shards (npx playwright merge-reports): an unsharded run does not write it.
 const sharded = process.argv.some((arg) => arg.startsWith('--shard'));
 const sharedClock = config.mode !== 'replay' && config.target?.testClockUrl !== undefined;
@@ -21,7 +23,7 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
   // src/suite.ts marks every other failure final). Never in replay, nor in the mutation run, whose failures are wanted.
   retries: config.mode === 'live' && !config.mutation ? 1 : 0,
   retryStrategy: 'isolated',
-  workers: sharedClock ? 1 : 2,
+  workers: sharedClock || config.mode === 'replay' ? 1 : 2,
   timeout: 60_000,
   reporter: config.mutation
     ? [['./src/report/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json`, byProject: true }]]

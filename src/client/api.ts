@@ -121,6 +121,7 @@ export class Api {
     return this.send(label, 'POST', UPLOAD_PATH, {
       headers: this.headers(request.auth ?? 'access', request.headers),
       multipart: form,
+      fileBytes: files.reduce((sum, file) => sum + file.bytes.length, 0),
       chunked: request.chunked,
       summary,
     });
@@ -203,7 +204,7 @@ export class Api {
     label: string,
     method: 'GET' | 'POST',
     url: string,
-    options: { headers: Record<string, string>; multipart?: FormData; chunked?: boolean; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
+    options: { headers: Record<string, string>; multipart?: FormData; fileBytes?: number; chunked?: boolean; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
   ): Promise<Reply> {
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
     try {
@@ -212,6 +213,7 @@ export class Api {
         url: absolute,
         headers: options.headers,
         multipart: options.multipart,
+        fileBytes: options.fileBytes,
         ...(options.chunked ? { chunked: true as const } : {}),
         data: options.data,
         maxRedirects: options.maxRedirects,

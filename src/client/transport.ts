@@ -21,6 +21,8 @@ export interface Outgoing {
   url: string;
   headers: Record<string, string>;
   multipart?: FormData;
+  /** The bytes of the files the multipart body carries (in replay, stand-ins carry them: replayPart). */
+  fileBytes?: number;
   /** The multipart body sent without a Content-Length, in chunks (RFC 9112 §7.1): paced, recorded and in evidence as any. */
   chunked?: true;
   data?: unknown;
@@ -65,17 +67,20 @@ export function networkFault(error: Error): 'reset' | 'timeout' | undefined {
   return undefined;
 }
 
-/** A body this large is sent with the garbage of earlier ones collected first, where the worker holds this much (see collectGarbage). */
+/**
+ * A body whose files are this large is sent with the garbage of earlier ones collected first, where the worker holds
+ * more than its mode's figure (see collectGarbage). Live, a body's files lie three times outside V8's heap (the form,
+ * its encoding, Playwright's copy), so it collects early; in replay only the files' own bytes do (their parts are
+ * stand-ins, replayPart), and collecting as early costs a full collection before each of some 50 bodies: 5 s of CPU.
+ */
 const BIG_BODY_BYTES = 4 * 2 ** 20;
-const COLLECT_ABOVE_BYTES = 200 * 2 ** 20;
-
-const bytesOf = (form: FormData): number => [...form.values()].reduce((sum, value) => sum + (typeof value === 'string' ? value.length : value.size), 0);
+const COLLECT_ABOVE_BYTES = { live: 200 * 2 ** 20, replay: 250 * 2 ** 20 };
 
 /**
- * A full collection, made before each big upload: the copies of earlier uploads' files (the form, its encoding,
- * Playwright's own) are memory outside V8's heap that it frees late, and a test that sends some 80 bodies of 5 MiB
- * would hold them till then, 50 MiB over the worker's budget of 300 MiB. The flag is set at run time, on the first
- * big upload (a run that sends none, replay, never sets it): NODE_OPTIONS does not take --expose-gc on Node 20.
+ * A full collection, made before each big upload: the copies of earlier uploads' files are memory outside V8's heap
+ * that it frees late, and a test that sends some 80 bodies of 5 MiB would hold them till then, 50 MiB over the
+ * worker's budget of 300 MiB. The flag is set at run time, on the first big upload: NODE_OPTIONS does not take
+ * --expose-gc on Node 20.
  */
 let gc: (() => void) | undefined;
 function collectGarbage(): void {
@@ -211,7 +216,7 @@ export class Transport {
   }
 
   async #send(out: Outgoing, headers: Record<string, string>): Promise<Incoming> {
-    if (out.multipart && bytesOf(out.multipart) > BIG_BODY_BYTES && process.memoryUsage.rss() > COLLECT_ABOVE_BYTES) collectGarbage();
+    if ((out.fileBytes ?? 0) > BIG_BODY_BYTES && process.memoryUsage.rss() > COLLECT_ABOVE_BYTES[this.mode.replay ? 'replay' : 'live']) collectGarbage();
     try {
       if (this.mode.replay || out.chunked) return await sendByNode(out, headers, this.timeoutMs);
       const { url, params } = splitSecretQuery(out.url);
