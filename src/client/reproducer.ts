@@ -113,12 +113,14 @@ function harEntry(exchange: Exchange): HarEntry {
   };
 }
 
+/** What this module loads on demand (har-schema's files, httpsnippet): JSON and CommonJS, read where first needed. */
+const require = createRequire(import.meta.url);
+
 let validateHar: ValidateFunction | undefined;
 
 /** What keeps a document from being HAR 1.2, by its published JSON Schema (har-schema, draft-06); none when it is. */
 export function harProblems(har: unknown): string[] {
   if (!validateHar) {
-    const require = createRequire(import.meta.url);
     // Not the suite's strict draft 2020-12 instance: har-schema is draft-06, its files referring to each other by id.
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
@@ -276,11 +278,11 @@ expect_serves() { serves "$1" "$2"; verdict "$1" "$((! $?))" "$3" "$(status "$1"
 expect_withholds() { local s; s="$(status "$1")"; ! serves "$1" "$2" && [ "$s" -lt 500 ]; verdict "$1" "$((! $?))" "$3" "$s, $(size "$1") bytes"; }
 `;
 
-/** The curl command of one exchange: httpsnippet's, its URL and credentials made the script's, its answer kept. */
 /** httpsnippet, loaded by the first reproducer: a passing run writes none, and each worker would load it for nothing. */
 let snippets: typeof HTTPSnippet | undefined;
-const httpSnippet = () => (snippets ??= (createRequire(import.meta.url)('httpsnippet') as { HTTPSnippet: typeof HTTPSnippet }).HTTPSnippet);
+const httpSnippet = () => (snippets ??= (require('httpsnippet') as { HTTPSnippet: typeof HTTPSnippet }).HTTPSnippet);
 
+/** The curl command of one exchange: httpsnippet's, its URL and credentials made the script's, its answer kept. */
 function curlOf(exchange: Exchange, index: number, fileDir: (part: number) => string): string {
   const request = harRequest(exchange);
   // A new trace is the server's to see: the recorded one names the test's run, not this one.

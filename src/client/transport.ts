@@ -71,7 +71,7 @@ export function networkFault(error: Error): 'reset' | 'timeout' | undefined {
  * A body whose files are this large is sent with the garbage of earlier ones collected first, where the worker holds
  * more than its mode's figure (see collectGarbage). Live, a body's files lie three times outside V8's heap (the form,
  * its encoding, Playwright's copy), so it collects early; in replay only the files' own bytes do (their parts are
- * stand-ins, replayPart), and collecting as early costs a full collection before each of some 50 bodies: 5 s of CPU.
+ * stand-ins, replayPart), and collecting as early costs a full collection before each of some 50 bodies: some 4 s of CPU.
  */
 const BIG_BODY_BYTES = 4 * 2 ** 20;
 const COLLECT_ABOVE_BYTES = { live: 200 * 2 ** 20, replay: 250 * 2 ** 20 };

@@ -95,8 +95,14 @@ const PART_TYPES: Record<PartType, (file: TestFile) => string> = {
   other: (file) => (file.name.endsWith('.png') ? 'application/pdf' : 'image/png'),
 };
 
+type WireDimension = 'order' | 'partType' | 'entries' | 'encoding' | 'length';
 /** The form of the suite's other checks (src/client/api.ts): anything else a correct server may refuse for reasons of HTTP. */
-const plainForm = (spec: UploadSpec) => spec.order === 'fields-first' && spec.partType === 'own' && spec.entries === 0 && spec.encoding === 'json' && spec.length === 'declared';
+const PLAIN_FORM = { order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared' } as const satisfies Pick<UploadSpec, WireDimension>;
+const plainForm = (spec: UploadSpec) => (Object.keys(PLAIN_FORM) as WireDimension[]).every((key) => spec[key] === PLAIN_FORM[key]);
+
+/** An upload a closing step makes: one pdf to the email conversation, without the flag, in the plain form, but where told otherwise. */
+const closingUpload = (changed: Partial<UploadSpec>) =>
+  new UploadStep({ files: [{ extension: 'pdf', size: 0, unicode: false }], reuse: undefined, target: 'conversation', flag: 'absent', ...PLAIN_FORM, caller: 0, ...changed });
 
 export class UploadStep extends Step {
   #files: TestFile[] = [];
@@ -203,12 +209,12 @@ const uploadSpec = (targets: readonly UploadTarget[], flags: readonly SecureFlag
     reuse: reuse === 'always' ? fc.nat(8) : fc.option(fc.nat(8), { nil: undefined }),
     target: fc.constantFrom(...targets),
     flag: fc.constantFrom(...flags),
-    order: wire ? fc.constantFrom<PartOrder>('fields-first', 'files-first', 'between') : fc.constant<PartOrder>('fields-first'),
-    partType: wire ? fc.constantFrom<PartType>('own', 'generic', 'other') : fc.constant<PartType>('own'),
-    entries: wire ? fc.constantFrom<0 | 1 | 3>(0, 1, 3) : fc.constant<0>(0),
-    encoding: wire ? fc.constantFrom<ListEncoding>('json', 'repeated', 'brackets') : fc.constant<ListEncoding>('json'),
+    order: wire ? fc.constantFrom<PartOrder>('fields-first', 'files-first', 'between') : fc.constant<PartOrder>(PLAIN_FORM.order),
+    partType: wire ? fc.constantFrom<PartType>('own', 'generic', 'other') : fc.constant<PartType>(PLAIN_FORM.partType),
+    entries: wire ? fc.constantFrom<0 | 1 | 3>(0, 1, 3) : fc.constant<0>(PLAIN_FORM.entries),
+    encoding: wire ? fc.constantFrom<ListEncoding>('json', 'repeated', 'brackets') : fc.constant<ListEncoding>(PLAIN_FORM.encoding),
     caller: fc.nat(3),
-    length: wire ? fc.constantFrom<UploadSpec['length']>('declared', 'chunked') : fc.constant<UploadSpec['length']>('declared'),
+    length: wire ? fc.constantFrom<UploadSpec['length']>('declared', 'chunked') : fc.constant<UploadSpec['length']>(PLAIN_FORM.length),
   });
 
 // ——— reads ———
@@ -345,10 +351,7 @@ class EveryTargetStep extends StepsInTurn {
 
   protected async parts(model: Model, real: Real): Promise<void> {
     if (this.#across.check(model)) await this.part(this.#across, model, real);
-    for (const target of this.targets) {
-      const spec: UploadSpec = { files: [{ extension: 'pdf', size: 0, unicode: false }], reuse: undefined, target, flag: 'absent', order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared', caller: 0 };
-      await this.part(new UploadStep(spec), model, real);
-    }
+    for (const target of this.targets) await this.part(closingUpload({ target }), model, real);
   }
 }
 
@@ -360,12 +363,12 @@ class EveryTargetStep extends StepsInTurn {
  * may refuse (not applicable) hides no other: the order and the chunked body each go in the plain form otherwise.
  */
 class EveryWireFormStep extends StepsInTurn {
-  static readonly #forms: Pick<UploadSpec, 'order' | 'partType' | 'entries' | 'encoding' | 'length'>[] = [
-    { order: 'files-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared' },
-    { order: 'between', partType: 'own', entries: 0, encoding: 'json', length: 'declared' },
-    { order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'chunked' },
-    { order: 'fields-first', partType: 'generic', entries: 1, encoding: 'repeated', length: 'declared' },
-    { order: 'fields-first', partType: 'other', entries: 3, encoding: 'brackets', length: 'declared' },
+  static readonly #forms: Partial<Pick<UploadSpec, WireDimension>>[] = [
+    { order: 'files-first' },
+    { order: 'between' },
+    { length: 'chunked' },
+    { partType: 'generic', entries: 1, encoding: 'repeated' },
+    { partType: 'other', entries: 3, encoding: 'brackets' },
   ];
 
   check(): boolean {
@@ -379,9 +382,8 @@ class EveryWireFormStep extends StepsInTurn {
   protected async parts(model: Model, real: Real): Promise<void> {
     for (const form of EveryWireFormStep.#forms) {
       // Two files where their place among the fields is the form: between needs two.
-      const files = form.order === 'fields-first' ? 1 : 2;
-      const spec: UploadSpec = { ...form, files: Array.from({ length: files }, (_, i) => ({ extension: EXTENSIONS[i], size: i, unicode: false })), reuse: undefined, target: 'conversation', flag: 'true', caller: 0 };
-      await this.part(new UploadStep(spec), model, real);
+      const files = Array.from({ length: form.order === undefined ? 1 : 2 }, (_, i) => ({ extension: EXTENSIONS[i], size: i, unicode: false }));
+      await this.part(closingUpload({ ...form, files, flag: 'true' }), model, real);
     }
   }
 }
