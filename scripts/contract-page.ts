@@ -1,9 +1,11 @@
 // npm run report: the annotated contract inside the Allure report, so that the report published over HTTP serves it
 // (CONTRACT_URL may name it there: Allure links only http(s) addresses), with the verdicts of the run the report is
-// of, as the conformance reporter wrote them (conformance.json under REPORTS_DIR); then where each report of the run is.
+// of, as the conformance reporter wrote them (conformance.json under REPORTS_DIR); the report page without Allure's
+// analytics, so that opening it asks nothing of any other host; then where each report of the run is.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { commandConfig } from '../src/config/config.ts';
+import { withoutAnalytics } from '../src/report/allure-offline.ts';
 import { writeContractPage } from '../src/report/contract-page.ts';
 import type { ConformanceReport } from '../src/report/verdicts.ts';
 
@@ -13,6 +15,7 @@ const { reportsDir } = commandConfig();
 const file = join(reportsDir, 'conformance.json');
 const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport) : undefined;
 writeContractPage(dir, report && { report, htmlReport: relative(dir, join(reportsDir, 'html', 'index.html')) });
+withoutAnalytics(dir);
 
 const REPORTS: [string, string][] = [
   [join(dir, 'index.html'), 'the Allure report, one file: open it in a browser, or serve its folder (npx allure open)'],

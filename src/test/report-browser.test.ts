@@ -89,6 +89,12 @@ describe('the reports in a browser', () => {
     assert.deepEqual(readdirSync(join(reports, 'allure-report')).filter((name) => name.endsWith('.html')).sort(), ['contract.html', 'index.html']);
 
     const page = await browser.newPage();
+    // Opening the report asks nothing of any other host (npm run report takes Allure's analytics out).
+    const elsewhere: string[] = [];
+    await page.route((url) => url.protocol.startsWith('http') && url.origin !== origin, (route) => (elsewhere.push(route.request().url()), route.abort()));
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    page.on('console', (message) => void (message.type() === 'error' && pageErrors.push(message.text())));
     try {
       await page.goto(pathToFileURL(join(reports, 'allure-report', 'index.html')).href);
       // The overview names the rules no test of this run judged, never folding them into a pass rate.
@@ -114,10 +120,13 @@ describe('the reports in a browser', () => {
       assert.match(text, /Bearer <ACCESS_TOKEN>/);
       assert.doesNotMatch(text, /ref-oauth-location-main/);
       await page.screenshot({ path: join(reports, 'allure-failing-rule.png'), fullPage: true });
+      assert.deepEqual(elsewhere, [], 'the report asked another host');
     } catch (error) {
       // What the report showed instead: a page slow to render reads differently from one that shows other words.
       const shown = await page.locator('body').innerText().catch(() => '(no text)');
-      throw Object.assign(error as Error, { message: `${(error as Error).message}\nthe page showed:\n${shown.slice(0, 3000)}` });
+      const errors = pageErrors.length > 0 ? `\nthe page's errors:\n${pageErrors.join('\n')}` : '';
+      // A new error: node's runner prints the stack, which an amended message would not reach.
+      throw new Error(`${(error as Error).message}\nthe page showed:\n${shown.slice(0, 3000)}${errors}`, { cause: error });
     } finally {
       server.close();
     }
