@@ -1,7 +1,7 @@
 // The reports, opened in a real browser (Debian's chromium): the Allure report lists the suites and shows a failing
-// rule with its category and its evidence (from a run against a faulty reference server); in both reports a test's
-// contract link opens the contract at the section its rule cites; the annotated contract shows each rule's verdict
-// beside its words and links it to its test.
+// rule with its category and its evidence (from a run against a faulty reference server), asking no other host; in
+// both reports a test's contract link opens the contract at the section its rule cites; the annotated contract shows
+// each rule's verdict beside its words and links it to its test.
 import { type Browser, chromium, type Page } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -74,7 +74,7 @@ describe('the reports in a browser', () => {
   });
   after(() => browser?.close());
 
-  test('the Allure report, opened from its file, lists the suites, shows a failing MUST rule with its verdict and evidence, and links its contract section', { skip: missing, timeout: 180_000 }, async () => {
+  test('the Allure report, opened from its file, lists the suites, shows a failing MUST rule with its verdict and evidence, links its contract section, and asks no other host', { skip: missing, timeout: 180_000 }, async () => {
     const reports = join(work, 'allure');
     // The report is one file that opens from the disk. Its folder published over HTTP serves the contract's page
     // (npm run report puts it there): Allure links only http(s) addresses, so CONTRACT_URL names that page.
