@@ -1,7 +1,7 @@
 // The committed fixtures are exactly what `npm run record` writes, they stay small and free of secrets,
 // and replaying them gives every rule the verdict of the live run they were recorded from. That live run is also
-// the default style's baseline: the alt style, which chooses differently wherever the contract is silent, must get
-// the same verdict on every rule.
+// the default style's baseline. That the alt style, which chooses differently wherever the contract is silent, gets the
+// same verdict on every rule is npm run mutation's to prove: its alt baseline is judged against the default's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,12 +30,6 @@ function run(script: string, env: Record<string, string>): { status: number | nu
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
-/** The variables `npm run record` sets, read from package.json so the alt run meets the same server and instant. */
-function recordScriptEnvironment(): Record<string, string> {
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.record;
-  return Object.fromEntries([...script.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
-}
-
 /** What an earlier run left in a reports folder. */
 const STALE = [
   ['allure-results', '00000000-0000-4000-8000-000000000000-result.json'],
@@ -48,7 +42,6 @@ const verdicts = (file: string) =>
 describe('recorded fixtures', () => {
   let recorded: { status: number | null; output: string };
   let replayed: { status: number | null; output: string };
-  let alt: { status: number | null; output: string };
   before(() => {
     // Record into a folder of its own, then replay the committed fixtures: both reports are compared below.
     recorded = run('record', { FIXTURES_DIR: join(work, 'fixtures'), REPORTS_DIR: join(work, 'record') });
@@ -58,9 +51,6 @@ describe('recorded fixtures', () => {
       writeFileSync(join(work, 'replay', folder, name), '{}');
     }
     replayed = run('conformance', { SUITE_MODE: 'replay', REFERENCE_SERVER: '0', REPORTS_DIR: join(work, 'replay') });
-    // The record script's server and instant, in the alt style; live, so that nothing is recorded.
-    const { REFERENCE_SERVER, SEED, REFERENCE_CLOCK_START } = recordScriptEnvironment();
-    alt = run('conformance', { SUITE_MODE: 'live', REFERENCE_SERVER, SEED, REFERENCE_CLOCK_START, REFERENCE_STYLE: 'alt', REPORTS_DIR: join(work, 'alt') });
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -89,15 +79,6 @@ describe('recorded fixtures', () => {
     assert.ok(ran > 0, 'the replay names its number of tests');
     assert.equal(results.length, ran, 'one Allure result per test of this run');
     assert.deepEqual(STALE.filter(([folder, name]) => existsSync(join(work, 'replay', folder, name))), []);
-  });
-
-  test('the alt style passes with no MUST failure, and every rule gets the verdict of the default style', () => {
-    assert.equal(alt.status, 0, alt.output.slice(-3000));
-    const differ = Object.entries(verdicts(join(work, 'record', 'conformance.json')))
-      .map(([id, verdict]) => [id, verdict, verdicts(join(work, 'alt', 'conformance.json'))[id]])
-      .filter(([, def, other]) => def !== other)
-      .map(([id, def, other]) => `${id}: ${def} in the default style, ${other} in the alt style`);
-    assert.deepEqual(differ, []);
   });
 
   test('the fixtures stay under 2 MB and hold no token or signature', () => {

@@ -1,0 +1,57 @@
+// How npm run independent judges a fault of the independent server by its level, and which faults it draws.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { draw, type Fault, outcomeOf, parseArguments } from '../../scripts/independent.ts';
+import type { ConformanceReport, RuleResult } from '../report/conformance-reporter.ts';
+
+const rule = (id: string, level: RuleResult['level'], verdict: RuleResult['verdict'], detail = ''): RuleResult => ({ id, level, verdict, tests: [], detail });
+const report = (rules: RuleResult[]) => ({ mode: 'live', target: 't', apiVersion: 'v3', serverTime: null, rules }) as ConformanceReport;
+const fault = (level: Fault['level'], id = 'F01'): Fault => ({ id, name: 'x', level, deviation: '' });
+
+/** The baseline: every MUST rule passes, one SHOULD rule already warns, an INFO rule observes 200. */
+const baseline = report([rule('M', 'MUST', 'passed'), rule('S', 'SHOULD', 'passed'), rule('W', 'SHOULD', 'failed'), rule('I', 'INFO', 'passed', '200')]);
+const with_ = (...changed: RuleResult[]) => report(baseline.rules.map((r) => changed.find((c) => c.id === r.id) ?? r));
+
+test('a MUST fault is caught by a MUST rule failing; a warning alone or nothing is a problem', () => {
+  assert.deepEqual(outcomeOf(fault('must'), with_(rule('M', 'MUST', 'failed')), baseline), { outcome: 'caught', failing: ['MUST M'], problem: false });
+  assert.equal(outcomeOf(fault('must'), with_(rule('S', 'SHOULD', 'failed')), baseline).outcome, 'warned only');
+  assert.equal(outcomeOf(fault('must'), baseline, baseline).problem, true);
+});
+
+test('a SHOULD fault must warn without failing a MUST rule; a warning the baseline already gives does not count', () => {
+  assert.deepEqual(outcomeOf(fault('should'), with_(rule('S', 'SHOULD', 'failed')), baseline), { outcome: 'warned', failing: ['SHOULD S'], problem: false });
+  assert.equal(outcomeOf(fault('should'), baseline, baseline).outcome, 'missed');
+  assert.equal(outcomeOf(fault('should'), with_(rule('M', 'MUST', 'failed')), baseline).outcome, 'failed a MUST rule');
+  assert.equal(outcomeOf(fault('should'), with_(rule('M', 'MUST', 'failed'), rule('S', 'SHOULD', 'failed')), baseline).problem, true);
+});
+
+test('an INFO fault may be observed, never failed or warned about', () => {
+  assert.deepEqual(outcomeOf(fault('info'), with_(rule('I', 'INFO', 'passed', '400')), baseline), { outcome: 'observed', failing: [], problem: false });
+  assert.deepEqual(outcomeOf(fault('info'), baseline, baseline), { outcome: 'not observed', failing: [], problem: false });
+  assert.equal(outcomeOf(fault('info'), with_(rule('S', 'SHOULD', 'failed')), baseline).problem, true);
+});
+
+test('a run that left no report has no verdict, a problem at any level', () => {
+  for (const level of ['must', 'should', 'info'] as const) assert.equal(outcomeOf(fault(level), undefined, baseline).problem, true);
+});
+
+test('the draw: K faults from the seed, the same for the same seed; named ones with --only; never a style the fault cannot show in', () => {
+  const all = Array.from({ length: 90 }, (_, i) => fault('must', `F${String(i + 1).padStart(2, '0')}`));
+  const styles = ['a', 'c', 'd', 'e', 'f'];
+  const once = draw(all, '6', 'abc', styles);
+  assert.equal(once.length, 6);
+  assert.deepEqual(draw(all, '6', 'abc', styles), once);
+  assert.notDeepEqual(draw(all, '6', 'abd', styles).map((job) => job.name), once.map((job) => job.name));
+  assert.deepEqual(draw(all, 'all', 'x', styles, ['F70', 'F83']).map((job) => job.fault?.id), ['F70', 'F83']);
+  for (let seed = 0; seed < 50; seed++) assert.notEqual(draw(all, 'all', String(seed), styles, ['F70'])[0].style, 'f');
+  assert.deepEqual(draw(all, 'all', 'x', ['f'], ['F70']), []);
+  assert.throws(() => draw(all, 'all', 'x', styles, ['F99']), /F99 not among/);
+});
+
+test('the options: five styles by default, --throttled, --only, --reference; an unknown option or style is refused', () => {
+  const parsed = parseArguments(['--only=F70,F83', '--throttled', '--reference=r.json', '--seed=s']);
+  assert.deepEqual([parsed.styles, parsed.only, parsed.throttled, parsed.reference], [['a', 'c', 'd', 'e', 'f'], ['F70', 'F83'], true, 'r.json']);
+  assert.equal(parseArguments([]).throttled, false);
+  assert.throws(() => parseArguments(['--fast']), /unknown arguments --fast/);
+  assert.throws(() => parseArguments(['--styles=b']), /b is not a style/);
+});
