@@ -1,7 +1,8 @@
 // The Allure 3 report (`npm run report`): tests grouped by the contract (area, operation, rule: the labels rule()
 // gives them, src/suite.ts), not by spec file; each rule's history kept beside the reports, so a rule's trend shows
-// across runs (CI restores the file between runs); categories that keep apart what has no verdict. One file,
-// index.html, that opens from the disk as well as over HTTP (the folder also holds contract.html, npm run report).
+// across runs (CI restores the file between runs); categories that keep apart what has no verdict, and the SHOULD
+// warnings, whose tests pass. One file, index.html, that opens from the disk as well as over HTTP (the folder also
+// holds contract.html, npm run report).
 import { defineConfig } from 'allure';
 import { readEnvironment, settingOf } from './src/config/config.ts';
 
@@ -26,7 +27,14 @@ export default defineConfig({
         matchers: { statuses: ['failed', 'broken'], message: 'Replay (has no recorded answer|: \\d+ recorded interactions)' },
       },
       { name: 'MUST violations', matchers: { statuses: ['failed', 'broken'], labels: { tag: '^MUST$' } } },
-      { name: 'SHOULD warnings', matchers: { statuses: ['failed', 'broken'], labels: { tag: '^SHOULD$' } } },
+      // A SHOULD rule found broken: its test passed with the tag `warning` (src/suite.ts), the finding attached.
+      // Grouped by rule: a passed test has no message to group by.
+      {
+        name: 'SHOULD warnings (passed, each with its finding)',
+        matchers: { statuses: ['passed'], labels: { tag: '^warning$' } },
+        groupBy: [{ label: 'story' }],
+        groupByMessage: false,
+      },
       // A skipped test judged nothing: its rule is unjudged unless another test judged it (the overview's `unjudged`).
       { name: 'Unjudged (skipped, each with its reason: no verdict)', matchers: { statuses: ['skipped'] } },
     ],
