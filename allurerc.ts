@@ -5,6 +5,7 @@
 // holds contract.html, npm run report).
 import { defineConfig } from 'allure';
 import { readEnvironment, settingOf } from './src/config/config.ts';
+import { REPLAY_OUT_OF_DATE } from './src/report/annotations.ts';
 
 export default defineConfig({
   name: 'Platform API conformance',
@@ -24,7 +25,7 @@ export default defineConfig({
       },
       {
         name: 'Recorded fixtures out of date',
-        matchers: { statuses: ['failed', 'broken'], message: 'Replay (has no recorded answer|: \\d+ recorded interactions)' },
+        matchers: { statuses: ['failed', 'broken'], message: REPLAY_OUT_OF_DATE },
       },
       { name: 'MUST violations', matchers: { statuses: ['failed', 'broken'], labels: { tag: '^MUST$' } } },
       // A SHOULD rule found broken: its test passed with the tag `warning` (src/suite.ts), the finding attached.

@@ -9,7 +9,7 @@ import { _baseTest as base, type APIRequestContext, request, type TestDetails, t
 // The synchronous facade: a parameter becomes a message of the test, not a step of its own with a captured stack.
 import { parameter, tag } from 'allure-js-commons/sync';
 import { UploadState } from './time/aged-state.ts';
-import { ANNOTATION, notesOf } from './report/annotations.ts';
+import { ANNOTATION, notesOf, REPLAY_OUT_OF_DATE } from './report/annotations.ts';
 import { accepted, Api, type Reply } from './client/api.ts';
 import { describeTarget, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config/config.ts';
 import { contractLink } from './report/contract-page.ts';
@@ -187,12 +187,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   // name), and the test passes. The conformance reporter still judges the rule failed, from the annotations. Set up
   // after the other automatic fixtures, so torn down before them and after the evidence fixture, which has attached
   // the evidence and written the reproducer of the failure. A test the network or a check that proved nothing left
-  // without a verdict, or one out of time, found nothing: it stays as it is.
+  // without a verdict, one out of time, or one whose recordings are out of date found nothing: it stays as it is.
   shouldWarns: [
     async ({ secrets }, use, testInfo) => {
       await use();
       const noVerdict = [ANNOTATION.inconclusive, ANNOTATION.infrastructure].some((type) => notesOf(testInfo.annotations, type).length > 0);
-      if (notesOf(testInfo.annotations, ANNOTATION.level)[0] !== 'SHOULD' || testInfo.status !== 'failed' || noVerdict) return;
+      const outOfDate = testInfo.errors.some((error) => REPLAY_OUT_OF_DATE.test(error.message ?? ''));
+      if (notesOf(testInfo.annotations, ANNOTATION.level)[0] !== 'SHOULD' || testInfo.status !== 'failed' || noVerdict || outOfDate) return;
       const findings = testInfo.errors.map((error) => redactText(stripVTControlCharacters(error.message ?? error.value ?? 'the test failed without a message'), secrets.values()));
       for (const finding of findings) testInfo.annotations.push({ type: ANNOTATION.shouldWarning, description: finding });
       tag('warning');

@@ -28,6 +28,9 @@ export const ANNOTATION = {
   shouldWarning: 'should-warning',
 } as const;
 
+/** A replay's recordings out of date (src/client/recording.ts, src/suite.ts): the suite's own failure, never the server's. */
+export const REPLAY_OUT_OF_DATE = /Replay (has no recorded answer|: \d+ recorded interactions)/;
+
 export type AnnotationType = (typeof ANNOTATION)[keyof typeof ANNOTATION];
 
 export interface Annotation {
