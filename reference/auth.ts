@@ -24,6 +24,7 @@ export function authenticate(request: FastifyRequest, ctx: Context): Token {
 export function authorize(token: Token, ctx: Context, locationId: string, scope: string): void {
   if (!token.scopes.includes(scope)) throw new ApiError(403, 'missing_scope', `the token lacks the scope ${scope}`);
   if (ctx.policy.anyLocationFor.has(scope) || (token.refreshed && ctx.policy.refreshedTokensReachAnyLocation)) return;
+  if (token.locationToken && ctx.policy.locationTokensReachAnyLocationFor.has(scope)) return;
   const location = ctx.world.location(locationId);
   const owns = token.owner === 'location' ? token.locationId === locationId : location?.companyId === token.companyId;
   if (!owns) throw forbidden(`the token does not give access to location ${locationId}`);

@@ -27,6 +27,8 @@ interface FaultEntry {
 const MIB = 1024 * 1024;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
+/** The form fields of §2.1, as a client names them (a list's field with brackets too). */
+const UPLOAD_FIELDS = ['conversationId', 'contactId', 'workflowId', 'campaignId', 'locationId', 'attachmentUrls', 'attachmentUrls[]', 'isSecureAttachment'];
 /** The change of 30 November 2026 as the default policy reads it. */
 const CUTOVER = Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`);
 
@@ -49,6 +51,8 @@ export const FAULTS = [
   { name: 'upload-conversation-required', rule: 'UPLOAD-CONTACT-ONLY', breaks: 'refuses an upload that names only a contact', policy: { acceptContactOnly: false } },
   { name: 'upload-location-optional', rule: 'UPLOAD-LOCATION-REQUIRED', breaks: 'accepts an upload without locationId', policy: { requireLocation: false } },
   { name: 'upload-attachment-urls-optional', rule: 'UPLOAD-ATTACHMENT-URLS', breaks: 'accepts an upload without attachmentUrls', policy: { requireAttachmentUrls: false } },
+  { name: 'upload-attachment-urls-single', rule: 'UPLOAD-ATTACHMENT-URLS-LIST', breaks: 'refuses an upload whose attachmentUrls lists two URLs or more', policy: { maxAttachmentUrls: 1 } },
+  { name: 'upload-fields-after-files-dropped', rule: 'UPLOAD-FIELDS-AFTER-FILES', breaks: 'drops the form fields that come after a file part, so such an upload lacks its locationId', policy: { droppedAfterFiles: new Set(UPLOAD_FIELDS) } },
   { name: 'upload-workflow-refused', rule: 'UPLOAD-OPTIONAL-FIELDS', breaks: 'refuses the documented field workflowId as unknown', policy: { refusedFields: new Set(['workflowId']) } },
   { name: 'upload-no-file-accepted', rule: 'UPLOAD-FILES-MIN', breaks: 'accepts an upload with no file', policy: { requireFile: false } },
   { name: 'upload-text-response', rule: 'UPLOAD-ACCEPTED', breaks: 'answers a valid upload as text/plain', policy: { uploadResponseType: 'text' } },
@@ -77,6 +81,7 @@ export const FAULTS = [
   { name: 'secure-upper-case-path-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously under its path in upper case (/FILES/D/{slug})', policy: { publicAfterWindow: (request) => request.url.includes('/FILES/D/') } },
   { name: 'secure-range-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously to a Range request', policy: { publicAfterWindow: (request) => request.headers.range !== undefined } },
   { name: 'signed-url-anonymous', rule: 'SECURE-PRIVATE-AFTER', breaks: 'answers GET /files/d/{slug} without a token with a signed URL', policy: { anonymousSignedUrls: true } },
+  { name: 'secure-head-shows-file', rule: 'SECURE-PRIVATE-HEAD', breaks: "answers an anonymous HEAD of a private attachment with the file's Content-Type and Content-Length", policy: { privateHeadShowsFile: true } },
   { name: 'signed-scope-unchecked', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'gives a signed URL to any valid token', policy: { signedUrlChecksAccess: false } },
   { name: 'signed-truncated-bytes', rule: 'SECURE-SIGNED-URL', breaks: 'serves the signed download without its last byte', policy: { signedDownloadRange: (file) => ({ start: 0, end: file.size - 2 }) } },
   { name: 'signed-scope-refused', rule: 'SECURE-SIGNED-URL', breaks: 'refuses a files.readonly token', policy: { issueSignedUrls: false } },
@@ -90,6 +95,7 @@ export const FAULTS = [
   { name: 'cutover-ignored', rule: 'CUTOVER-ALL-SECURE', breaks: 'never switches uploads to secure', policy: { cutoverAt: Number.POSITIVE_INFINITY } },
   { name: 'cutover-late', rule: 'CUTOVER-ALL-SECURE', breaks: 'switches uploads to secure only from 1 December 2026', policy: { cutoverAt: Date.parse('2026-12-01T00:00:00Z') } },
   { name: 'cutover-flag-honoured', rule: 'CUTOVER-FLAG-IGNORED', breaks: 'still honours isSecureAttachment=false after the cutover', policy: { cutoverOverridesFlag: false } },
+  { name: 'cutover-flag-strict', rule: 'CUTOVER-FLAG-ANY-VALUE', breaks: 'refuses an isSecureAttachment other than true or false after the cutover', policy: { flagStrictAfterCutover: true } },
   { name: 'cutover-pacific', rule: 'CUTOVER-INSTANT', breaks: 'switches at midnight Pacific time (08:00Z)', policy: { cutoverAt: Date.parse(`${SECURE_CUTOVER_DATE}T08:00:00Z`) } },
 
   // Agent execution and sessions
@@ -130,6 +136,7 @@ export const FAULTS = [
   { name: 'auth-pit-refused', rule: 'AUTH-PIT', breaks: 'refuses private integration tokens', policy: { acceptPrivateIntegrationTokens: false } },
   { name: 'tenant-upload-unchecked', rule: 'AUTH-TENANT-UPLOAD', breaks: "takes any location's token for an upload", policy: { anyLocationFor: new Set([UPLOAD_SCOPE]) } },
   { name: 'tenant-execute-unchecked', rule: 'AUTH-TENANT-EXECUTE', breaks: "takes any location's token for an execution", policy: { anyLocationFor: new Set([EXECUTE_SCOPE]) } },
+  { name: 'location-token-any-location', rule: 'AUTH-TENANT-UPLOAD', breaks: 'lets a token issued by POST /oauth/location-token upload into every location', policy: { locationTokensReachAnyLocationFor: new Set([UPLOAD_SCOPE]) } },
   { name: 'tenant-files-unchecked', rule: 'AUTH-TENANT-FILES', breaks: "signs download URLs for any location's files.readonly token", policy: { anyLocationFor: new Set([FILES_READONLY_SCOPE]) } },
   { name: 'version-optional', rule: 'VERSION-MISSING', breaks: 'accepts requests without a Version header', policy: { requireVersion: false } },
   { name: 'version-any', rule: 'VERSION-UNKNOWN', breaks: 'accepts any Version value', policy: { acceptAnyVersion: true } },
@@ -149,6 +156,7 @@ export const FAULTS = [
   { name: 'secure-public-once-signed', rule: 'SECURE-PRIVATE-AFTER', breaks: 'serves a private attachment anonymously once a signed URL was issued for it', policy: { publicAfterWindow: (_request, before) => before.signed } },
   { name: 'permanent-until-2038', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving non-secure files when a signed 32-bit count of seconds runs out (2038-01-19T03:14:08Z)', policy: { permanentUntil: () => 2 ** 31 * 1000 } },
   { name: 'permanent-lost-at-cutover', rule: 'PERMANENT-URL-LASTS', breaks: 'stops serving the non-secure files uploaded before 30 November 2026 at the change (re-stored as secure)', policy: { permanentUntil: (uploadedAt) => (uploadedAt < CUTOVER ? CUTOVER : Number.POSITIVE_INFINITY) } },
+  { name: 'upload-size-unchecked-chunked', rule: 'UPLOAD-SIZE-MAX', breaks: 'does not check the size of the files of a body sent in chunks, without a Content-Length, and cuts them to 5 MiB', policy: { skipsUploadLimit: (limit, upload) => limit === 'size' && upload.chunked } },
   { name: 'upload-ext-unchecked-both-targets', rule: 'UPLOAD-EXT-OTHER', breaks: 'does not check the type of the files of an upload naming both a conversation and a contact', policy: { skipsUploadLimit: (limit, upload) => limit === 'type' && upload.conversation && upload.contact } },
   { name: 'exec-field-missing-turn-5', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out from the fifth exchange of a session', policy: { sendGenerativeOutputs: (turn) => turn < 5 } },
   { name: 'session-interaction-reused-turn-4', rule: 'SESSION-INTERACTION-NEW', breaks: 'gives the fourth exchange of a session the interactionId of the third', policy: { newInteractionOnTurn: (turn) => turn !== 4 } },
@@ -159,6 +167,7 @@ export const FAULTS = [
   { name: 'cutover-email-only', rule: 'CUTOVER-ALL-SECURE', breaks: 'stores the uploads to conversations of channels other than email non-secure from 30 November 2026, whatever the flag', policy: { cutoverChannels: 'email' } },
   { name: 'session-continues-latest', rule: 'SESSION-CONTINUE', breaks: 'continues the session with the latest turn, whichever executionId a continuation sends', policy: { continuesLatestSession: true } },
   { name: 'secure-flag-dropped-after-file', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment when it comes after the file parts', policy: { droppedAfterFiles: new Set(['isSecureAttachment']) } },
+  { name: 'upload-answers-crossed', rule: 'UPLOAD-URL-PER-FILE', breaks: 'answers the second of two uploads in flight together with the answer of the first', policy: { answerOfUpload: (own, answeredBeside) => answeredBeside[0] ?? own } },
   { name: 'secure-flag-dropped-chunked', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment from a body sent in chunks, without a Content-Length', policy: { droppedWhenChunked: new Set(['isSecureAttachment']) } },
   { name: 'refreshed-token-any-location', rule: 'AUTH-TENANT-EXECUTE', breaks: 'lets an access token issued for a refresh token reach every location', policy: { refreshedTokensReachAnyLocation: true } },
 ] as const satisfies readonly FaultEntry[];

@@ -89,6 +89,8 @@ export interface Policy {
   readonly extensionsIgnoreCase: boolean;
   readonly requireLocation: boolean;
   readonly requireAttachmentUrls: boolean;
+  /** The most URLs attachmentUrls may list; the contract types it as a list of any length. */
+  readonly maxAttachmentUrls: number;
   /** A conversation or a contact; without this, a contact of the location stands in. */
   readonly requireTarget: boolean;
   /** An upload may name a contact and no conversation. */
@@ -104,6 +106,8 @@ export interface Policy {
   readonly droppedWhenChunked: ReadonlySet<string>;
   /** A new non-secure file of a name the location already holds as one replaces that file's bytes, rather than being a file of its own. */
   readonly overwritesByName: boolean;
+  /** The body an upload is answered with, from its own and those of the uploads in flight beside it that answered first. */
+  readonly answerOfUpload: (own: Record<string, unknown>, answeredBeside: readonly Record<string, unknown>[]) => Record<string, unknown>;
 
   // The upload's answer
   readonly uploadResponseKey: 'uploadedFiles' | 'files';
@@ -133,6 +137,8 @@ export interface Policy {
   readonly publicAfterWindow: (request: { url: string; headers: Record<string, unknown> }, before: { signed: boolean }) => boolean;
   /** GET /files/d/{slug} without a token after the window answers with a signed URL. */
   readonly anonymousSignedUrls: boolean;
+  /** An anonymous HEAD of a private attachment is answered as a read of its file, without the bytes: its type and length. */
+  readonly privateHeadShowsFile: boolean;
   /** Files older than this get no signed URL. */
   readonly signedUrlMaxAgeMs: number;
   readonly issueSignedUrls: boolean;
@@ -156,6 +162,8 @@ export interface Policy {
   readonly cutoverEndsAt: number;
   /** After the cutover isSecureAttachment=false no longer makes an upload non-secure. */
   readonly cutoverOverridesFlag: boolean;
+  /** After the cutover an isSecureAttachment other than true or false is refused, rather than ignored. */
+  readonly flagStrictAfterCutover: boolean;
   /** The channels whose uploads the change makes secure (the others' are then stored non-secure); the contract says every one. */
   readonly cutoverChannels: 'every' | 'email';
 
@@ -214,6 +222,8 @@ export interface Policy {
   readonly locationTokenFor: (requested: string, companyLocations: readonly string[]) => string;
   /** An access token issued for a refresh token reaches every location, not only its grant's. */
   readonly refreshedTokensReachAnyLocation: boolean;
+  /** The scopes whose operations take a token issued by POST /oauth/location-token in any location, not only its own. */
+  readonly locationTokensReachAnyLocationFor: ReadonlySet<string>;
 }
 
 /** What a client receives for a refusal. */
@@ -231,11 +241,13 @@ export interface UploadedFile {
 /** The limits of §8 a server enforces per upload. */
 export type UploadLimit = 'count' | 'size' | 'type';
 
-/** What kind of upload it is, from the fields sent before its files. */
+/** What kind of upload it is, from the fields sent before its files and how its body came. */
 export interface UploadKind {
   readonly isSecureAttachment?: string;
   readonly conversation: boolean;
   readonly contact: boolean;
+  /** The body came in chunks, without a Content-Length. */
+  readonly chunked: boolean;
 }
 
 /** A token (a continuation may take its session's), the message, the agent's location, the agent's status. */
@@ -283,6 +295,7 @@ export const DEFAULT_POLICY: Policy = {
   extensionsIgnoreCase: true,
   requireLocation: true,
   requireAttachmentUrls: true,
+  maxAttachmentUrls: Number.POSITIVE_INFINITY,
   requireTarget: true,
   acceptContactOnly: true,
   uploadRequiresToken: true,
@@ -291,6 +304,7 @@ export const DEFAULT_POLICY: Policy = {
   droppedAfterFiles: new Set(),
   droppedWhenChunked: new Set(),
   overwritesByName: false,
+  answerOfUpload: (own) => own,
 
   uploadResponseKey: 'uploadedFiles',
   listEveryFile: true,
@@ -309,6 +323,7 @@ export const DEFAULT_POLICY: Policy = {
   privateForMs: Number.POSITIVE_INFINITY,
   publicAfterWindow: () => false,
   anonymousSignedUrls: false,
+  privateHeadShowsFile: false,
   signedUrlMaxAgeMs: Number.POSITIVE_INFINITY,
   issueSignedUrls: true,
   signedUrlChecksAccess: true,
@@ -323,6 +338,7 @@ export const DEFAULT_POLICY: Policy = {
   cutoverAt: Date.parse(`${SECURE_CUTOVER_DATE}T00:00:00Z`),
   cutoverEndsAt: Number.POSITIVE_INFINITY,
   cutoverOverridesFlag: true,
+  flagStrictAfterCutover: false,
   cutoverChannels: 'every',
 
   executePaths: [DEPRECATED_EXECUTE_PATH, ...REPLACEMENT_PATHS],
@@ -357,6 +373,7 @@ export const DEFAULT_POLICY: Policy = {
   rotateRefreshTokens: true,
   locationTokenFor: (requested) => requested,
   refreshedTokensReachAnyLocation: false,
+  locationTokensReachAnyLocationFor: new Set(),
 };
 
 /** What a client receives for a refusal: the style's status, then its body for that status, with its extras. */

@@ -17,6 +17,8 @@ export interface Token {
   expiresAt?: number;
   /** Issued for a refresh token. */
   refreshed?: true;
+  /** Issued by POST /oauth/location-token for an Agency token. */
+  locationToken?: true;
   env?: string;
 }
 

@@ -93,6 +93,16 @@ test.describe('secure attachment lifecycle', () => {
     });
   });
 
+  // A size no page of a server's own is likely to have, so that only the file's own length gives it away.
+  test(...rule('SECURE-PRIVATE-HEAD', "an anonymous HEAD after the hour gets neither the file's type nor its size"), async ({ api, travel }) => {
+    await travel.afterUpload({
+      upload: () => uploadAll(api, [testFile('secure-head.pdf', 4321)], true),
+      instants: [HOUR + travel.margin],
+      holds: { from: HOUR, to: Number.POSITIVE_INFINITY },
+      check: async ({ files: [file], urls: [url] }, when) => expect(await api.anonymous(`HEAD ${when}`, url, { method: 'HEAD' }), `HEAD of ${file.name}, ${when}`).toHideMetadataOf(file),
+    });
+  });
+
   // What read a file before must not open it: a route is tried at each age, after each kind of earlier read.
   test(...rule('SECURE-PRIVATE-AFTER', 'no route reaches a secure file at a later age whatever read it before'), async ({ api, clock, travel }) => {
     test.skip(!clock.movable, "needs the server years past an upload: only a target with a test clock (TEST_CLOCK_URL) can be moved there");
@@ -256,6 +266,15 @@ test.describe('the change of 30 November 2026', () => {
       });
     });
   }
+
+  // Ignored, the flag's value no longer matters: a value other than true or false is taken as any other upload is.
+  test(...rule('CUTOVER-FLAG-ANY-VALUE', 'from 30 November 2026 isSecureAttachment yes, 1 or empty is accepted'), async ({ api, travel }) => {
+    await travel.ensureRegime('after', AFTER_CUTOVER);
+    const files = [testFile('flag-value.pdf')];
+    const upload = (value: string, label: string) => api.upload(label, { fields: api.uploadFields({ isSecureAttachment: value }), files });
+    requireControl(await upload('false', 'the same upload with isSecureAttachment=false (the control)'), 'the same upload with isSecureAttachment=false', 'UPLOAD-ACCEPTED');
+    for (const value of ['yes', '1', '']) expect.soft(await upload(value, `an upload with isSecureAttachment=${JSON.stringify(value)}`), `isSecureAttachment=${JSON.stringify(value)} after the change`).toBeAcceptance();
+  });
 
   // "From 30 November 2026" has no end: each upload of the domain, at instants near the change and far after it
   // (LATER_INSTANTS), is stored as secure. Without a test clock the instant is the server's now, so each run after the

@@ -1,11 +1,13 @@
 // Tenant isolation (SHOULD: the contract implies it, §2.1 and §5.2, without stating it): a valid token of another
-// location, holding every scope, reaches nothing of LOCATION_ID. Each refusal is judged beside its control, the same
-// request with this location's own token.
-import type { Api, Reply } from '../src/client/api.ts';
+// location, holding every scope, reaches nothing of LOCATION_ID, and no token of LOCATION_ID, configured or exchanged,
+// reaches the other location. Each refusal is judged beside its control, the same request with the token of the
+// location it goes to.
+import type { Api, Auth, Fields, Reply } from '../src/client/api.ts';
 import type { Target, TargetId } from '../src/config/config.ts';
 import { offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
 import type { RuleId } from '../src/contract/rules.ts';
 import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
+import { SETTINGS } from '../src/config/config.ts';
 import { testFile } from '../src/files/test-file.ts';
 
 const FILE = testFile('tenant.pdf', 400);
@@ -62,6 +64,22 @@ const CASES: TenantCase[] = [
   { rule: 'AUTH-TENANT-EXECUTE', statement: "a foreign token's continuation of this location's session is refused", guarantee: 'SESSION-CONTINUE', send: execute, continuation: true },
 ];
 
+/** An upload into the other location: to FOREIGN_CONVERSATION_ID, else FOREIGN_CONTACT_ID, naming FOREIGN_LOCATION_ID. */
+function foreignFields(api: Api, target: Target): Fields | undefined {
+  const { foreignLocationId, foreignConversationId, foreignContactId } = target;
+  if (foreignLocationId === undefined || (foreignConversationId === undefined && foreignContactId === undefined)) return undefined;
+  const { conversationId: _conversation, ...fields } = api.uploadFields({ locationId: foreignLocationId });
+  return foreignConversationId === undefined ? { ...fields, contactId: foreignContactId as string } : { ...fields, conversationId: foreignConversationId };
+}
+
+/** The location token an Agency token is exchanged for (§5.4), where the answer names it as access_token (its shape is not shown). */
+async function locationToken(api: Api): Promise<Auth | undefined> {
+  const exchange = await api.locationToken('POST /oauth/location-token with the Agency token', 'agencyAccess');
+  requireAccepted(exchange, 'the exchange of the Agency token for a location token', 'OAUTH-LOCATION-TOKEN');
+  const token = (exchange.json() as { access_token?: unknown } | undefined)?.access_token;
+  return typeof token === 'string' ? { bearer: token } : undefined;
+}
+
 // Each test skips for a missing setting itself: a skip in a hook reads in Allure as a hook that failed.
 test.describe('tenant isolation', () => {
   for (const row of CASES) {
@@ -78,6 +96,19 @@ test.describe('tenant isolation', () => {
       expect(await row.send(api, target, 'foreignAccess', executionId)).toBeRefusal();
     });
   }
+
+  // The other way round: the tokens of this location, configured or obtained by an exchange, reach no other location.
+  test(...rule('AUTH-TENANT-UPLOAD', "no token of this location, configured or obtained, uploads into another location"), async ({ api, target, config }) => {
+    requireSettings(target, ['foreignAccess', 'foreignLocationId']);
+    const fields = foreignFields(api, target);
+    test.skip(fields === undefined, `${SETTINGS.foreignConversationId.env} and ${SETTINGS.foreignContactId.env} are not set`);
+    const exchanges = target.tokens.agencyAccess !== undefined && (!config.locationTokenBody.includes('{companyId}') || target.companyId !== undefined);
+    const tokens: [Auth | undefined, string][] = [['access', 'ACCESS_TOKEN'], [exchanges ? await locationToken(api) : undefined, "the Agency token's location token of LOCATION_ID"]];
+    const upload = (auth: Auth, who: string) => api.upload(`upload into FOREIGN_LOCATION_ID with ${who}`, { files: [FILE], auth, fields });
+    // A refusal here says more of the setting than of the server: the preflight checks it.
+    requireControl(await upload('foreignAccess', 'FOREIGN_ACCESS_TOKEN (the control)'), "the same upload with that location's own token", 'not guaranteed');
+    for (const [auth, who] of tokens) if (auth !== undefined) expect.soft(await upload(auth, who), `an upload into FOREIGN_LOCATION_ID with ${who}`).toBeRefusal();
+  });
 
   test(...rule('AUTH-TENANT-FILES', "a foreign files.readonly token gets no signed URL for this location's file"), async ({ api, target }) => {
     requireSettings(target, ['foreignAccess']);

@@ -72,6 +72,13 @@ test.describe('upload limits', () => {
     });
   }
 
+  // HTTP lets a server refuse a body without a Content-Length (RFC 9110 §15.5.12, 411): the limit is judged where it takes one.
+  test(...rule('UPLOAD-SIZE-MAX', 'a file over 5 MiB sent in chunks, without a Content-Length, is refused'), async ({ api }) => {
+    const control = await api.upload('the same upload in chunks with a file within the limit (the control)', { files: [testFile('chunked.pdf', 1024)], chunked: true });
+    requireControl(control, 'an upload in chunks, without a Content-Length', 'not guaranteed');
+    expect(await api.upload('a file of 5 MiB and one byte in chunks', { files: [testFile('chunked.pdf', MAX_FILE_BYTES_BINARY + 1)], chunked: true })).toBeRefusal();
+  });
+
   for (const property of LIMIT_PROPERTIES) {
     test(...rule(property.rule, property.statement), async ({ api, clock, travel }) => {
       const space = uploadSpace(property.rule, api.target, await reachOf(clock));

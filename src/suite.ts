@@ -7,9 +7,9 @@ import { rmSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { _baseTest as base, type APIRequestContext, request, type TestDetails, type TestInfo } from '@playwright/test';
 // The synchronous facade: a parameter becomes a message of the test, not a step of its own with a captured stack.
-import { parameter } from 'allure-js-commons/sync';
+import { parameter, tag } from 'allure-js-commons/sync';
 import { UploadState } from './time/aged-state.ts';
-import { ANNOTATION, notesOf } from './report/annotations.ts';
+import { ANNOTATION, notesOf, REPLAY_OUT_OF_DATE } from './report/annotations.ts';
 import { accepted, Api, type Reply } from './client/api.ts';
 import { describeTarget, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config/config.ts';
 import { contractLink } from './report/contract-page.ts';
@@ -56,6 +56,8 @@ interface TestFixtures {
   keepWorkerAfterFailure: void;
   /** Only a test the network left without a verdict is run again. */
   onlyNetworkReruns: void;
+  /** A SHOULD rule found broken is a warning: the test passes, carrying the finding. */
+  shouldWarns: void;
   /** Puts this worker's reference server back in its starting state before each test. */
   freshReference: void;
   /** Every exchange of the test, redacted; attached to its report, and, for a failed or inconclusive test, its reproducer. */
@@ -175,6 +177,29 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
       await use();
       const network = troubled.has(testInfo) && refreshChain.spends === spends;
       if (testInfo.status !== 'passed' && testInfo.status !== 'skipped' && !network) finalFailure(testInfo);
+    },
+    { auto: true, box: 'self' },
+  ],
+
+  // A SHOULD rule found broken is a warning in every report, never a failed test (a run that exits 0 shows no failed
+  // test): the test's errors become `should-warning` annotations (Playwright's HTML; JUnit properties, which the
+  // conformance reporter also writes to <system-out>), an attachment and the tag `warning` (Allure's category of that
+  // name), and the test passes. The conformance reporter still judges the rule failed, from the annotations. Set up
+  // after the other automatic fixtures, so torn down before them and after the evidence fixture, which has attached
+  // the evidence and written the reproducer of the failure. A test the network or a check that proved nothing left
+  // without a verdict, one out of time, or one whose recordings are out of date found nothing: it stays as it is.
+  shouldWarns: [
+    async ({ secrets }, use, testInfo) => {
+      await use();
+      const noVerdict = [ANNOTATION.inconclusive, ANNOTATION.infrastructure].some((type) => notesOf(testInfo.annotations, type).length > 0);
+      const outOfDate = testInfo.errors.some((error) => REPLAY_OUT_OF_DATE.test(error.message ?? ''));
+      if (notesOf(testInfo.annotations, ANNOTATION.level)[0] !== 'SHOULD' || testInfo.status !== 'failed' || noVerdict || outOfDate) return;
+      const findings = testInfo.errors.map((error) => redactText(stripVTControlCharacters(error.message ?? error.value ?? 'the test failed without a message'), secrets.values()));
+      for (const finding of findings) testInfo.annotations.push({ type: ANNOTATION.shouldWarning, description: finding });
+      tag('warning');
+      await testInfo.attach('SHOULD warning', { body: findings.join('\n\n'), contentType: 'text/plain' });
+      testInfo.errors.splice(0);
+      testInfo.status = 'passed';
     },
     { auto: true, box: 'self' },
   ],

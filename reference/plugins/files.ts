@@ -89,6 +89,8 @@ async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>
   const now = ctx.clock.now();
   if (now >= until && now < until + privateForMs && !publicAfterWindow(request, { signed: ctx.signedSlugs.has(file.slug as string) })) {
     if (anonymousSignedUrls) return signedUrlOf(file, request, reply, ctx);
+    // A HEAD route sends no body, whatever the handler gives it: what goes out are the file's headers.
+    if (request.method === 'HEAD' && ctx.policy.privateHeadShowsFile) return serve(reply, file, ctx);
     throw new ApiError(401, 'private_attachment', 
       `this secure attachment is private since ${new Date(until).toISOString()}; ` +
         `GET /files/d/{slug} with a ${FILES_READONLY_SCOPE} token gives a signed download URL`,

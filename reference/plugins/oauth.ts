@@ -3,7 +3,7 @@ import { LOCATION_TOKEN_PATH, PLATFORM_LOCATION_TOKEN_PATH, TOKEN_PATH } from '.
 import { authenticate } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { forbidden, OAuthError } from '../errors.ts';
-import type { Grant, Owner } from '../world.ts';
+import type { Grant, Owner, Token } from '../world.ts';
 
 const ACCESS_TOKEN_SECONDS = 86_399;
 
@@ -17,7 +17,8 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const issue = (grant: Omit<Grant, 'clientId'>, withRefresh: Grant | undefined, refreshed?: true) => {
+  /** `by`: the exchange that issues it, where the token keeps a mark of it. */
+  const issue = (grant: Omit<Grant, 'clientId'>, withRefresh: Grant | undefined, by: Pick<Token, 'refreshed' | 'locationToken'> = {}) => {
     const accessToken = ctx.ids.next('at', 32);
     ctx.world.addToken({
       value: accessToken,
@@ -27,7 +28,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
       locationId: grant.locationId,
       scopes: grant.scopes,
       expiresAt: ctx.clock.now() + ACCESS_TOKEN_SECONDS * 1000,
-      refreshed,
+      ...by,
     });
     let refreshToken: string | undefined;
     if (withRefresh) {
@@ -73,7 +74,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
     if (!grant || grant.clientId !== app.clientId) throw oauthError(400, 'invalid_grant', 'the code or refresh token is unknown, used or of another client');
     if (refreshToken === undefined) return issue(grant, grant);
     const renewed = { ...grant, scopes: ctx.policy.refreshedScopes(grant.scopes) };
-    return ctx.policy.rotateRefreshTokens ? issue(renewed, grant, true) : { ...issue(renewed, undefined, true), refresh_token: refreshToken };
+    return ctx.policy.rotateRefreshTokens ? issue(renewed, grant, { refreshed: true }) : { ...issue(renewed, undefined, { refreshed: true }), refresh_token: refreshToken };
   });
 
   const locationToken = async (request: FastifyRequest<{ Body: Form }>) => {
@@ -88,7 +89,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
       throw forbidden(`location ${locationId} is not in the token's company`);
     }
     const issuedFor = ctx.policy.locationTokenFor(locationId, ctx.world.locationsOf(companyId));
-    return issue({ owner: 'location', companyId, locationId: issuedFor, scopes: token.scopes }, undefined);
+    return issue({ owner: 'location', companyId, locationId: issuedFor, scopes: token.scopes }, undefined, { locationToken: true });
   };
   // The contract's path, and the one the platform's SDK sends (oauth.getLocationAccessToken).
   for (const path of [LOCATION_TOKEN_PATH, PLATFORM_LOCATION_TOKEN_PATH]) app.post<{ Body: Form }>(path, { config: { version: 'required' } }, locationToken);

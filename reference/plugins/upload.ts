@@ -31,47 +31,69 @@ interface Received {
 
 const validateFields = validatorFor('upload-request');
 
+/** An upload from its arrival to its answer, with the uploads in flight beside it at some moment of that time. */
+interface InFlight {
+  readonly beside: Set<InFlight>;
+  answer?: Record<string, unknown>;
+}
+
 export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
   // preservePath: keep the client's file name whole, so path tricks are refused rather than silently cut.
   // throwFileSizeLimit off: a file over the limit ends cut short and marked truncated, and receive() decides.
   await app.register(multipart, { preservePath: true, throwFileSizeLimit: false });
+  const inFlight = new Set<InFlight>();
 
   app.post('/conversations/messages/upload', { config: { version: 'required' } }, async (request, reply) => {
     if (!request.isMultipart()) {
       throw new ApiError(415, 'unsupported_media_type', `send multipart/form-data with the files under ${FILE_FORM_KEY}`);
     }
-    const anonymousAllowed = !ctx.policy.uploadRequiresToken && request.headers.authorization === undefined;
-    const token = anonymousAllowed ? undefined : authenticate(request, ctx);
-    const received = await receive(request, ctx);
+    const me: InFlight = { beside: new Set(inFlight) };
+    for (const other of inFlight) other.beside.add(me);
+    inFlight.add(me);
     try {
-      const fields = formFields(received.fields, ctx, token?.locationId);
-      if (received.files.length === 0 && ctx.policy.requireFile) {
-        throw badRequest(`no file: send 1 to ${MAX_FILES_PER_UPLOAD} files under ${FILE_FORM_KEY}`);
-      }
-      if (token) authorize(token, ctx, fields.locationId, UPLOAD_SCOPE);
-      const conversation = checkTarget(fields, ctx);
-      const secure = isSecure(fields, conversation?.channel, ctx);
-      const base = filesBase(request, ctx);
-      const stored: StoredFile[] = [];
-      for (const [index, file] of received.files.entries()) stored.push(record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), stored[0]?.id, ctx));
-      const query = ctx.policy.fileUrlQuery === undefined ? '' : `?${ctx.policy.fileUrlQuery}`;
-      const urls = stored.map((file) =>
-        referenceTo(
-          file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}${query}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${encodeURIComponent(file.fileName)}${query}`,
-          requestUrl(request),
-          ctx.policy.urlReference,
-        ),
-      );
-      const listed = stored.map((file, index) => ({ file, url: urls[ctx.policy.urlOfFile === 'own' ? index : 0] }));
-      if (!ctx.policy.listEveryFile) listed.pop();
-      const body = { [ctx.policy.uploadResponseKey]: ctx.policy.uploadedFiles(listed), ...ctx.policy.extraFields(ctx.ids) };
-      if (ctx.policy.uploadResponseType === 'text') return reply.type('text/plain').send(JSON.stringify(body));
-      return body;
-    } catch (error) {
-      await ctx.files.discard(received.files.map((f) => f.blob));
-      throw error;
+      const body = await answerUpload(request, ctx);
+      me.answer = body;
+      const answeredBeside = [...me.beside].flatMap((other) => (other.answer ? [other.answer] : []));
+      const answer = ctx.policy.answerOfUpload(body, answeredBeside);
+      if (ctx.policy.uploadResponseType === 'text') return reply.type('text/plain').send(JSON.stringify(answer));
+      return answer;
+    } finally {
+      inFlight.delete(me);
     }
   });
+}
+
+/** Receives, checks and stores an upload; answers the body of its answer. */
+async function answerUpload(request: FastifyRequest, ctx: Context): Promise<Record<string, unknown>> {
+  const anonymousAllowed = !ctx.policy.uploadRequiresToken && request.headers.authorization === undefined;
+  const token = anonymousAllowed ? undefined : authenticate(request, ctx);
+  const received = await receive(request, ctx);
+  try {
+    const fields = formFields(received.fields, ctx, token?.locationId);
+    if (received.files.length === 0 && ctx.policy.requireFile) {
+      throw badRequest(`no file: send 1 to ${MAX_FILES_PER_UPLOAD} files under ${FILE_FORM_KEY}`);
+    }
+    if (token) authorize(token, ctx, fields.locationId, UPLOAD_SCOPE);
+    const conversation = checkTarget(fields, ctx);
+    const secure = isSecure(fields, conversation?.channel, ctx);
+    const base = filesBase(request, ctx);
+    const stored: StoredFile[] = [];
+    for (const [index, file] of received.files.entries()) stored.push(record(file, fields.locationId, secure && (index === 0 || ctx.policy.secureFiles === 'every'), stored[0]?.id, ctx));
+    const query = ctx.policy.fileUrlQuery === undefined ? '' : `?${ctx.policy.fileUrlQuery}`;
+    const urls = stored.map((file) =>
+      referenceTo(
+        file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}${query}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${encodeURIComponent(file.fileName)}${query}`,
+        requestUrl(request),
+        ctx.policy.urlReference,
+      ),
+    );
+    const listed = stored.map((file, index) => ({ file, url: urls[ctx.policy.urlOfFile === 'own' ? index : 0] }));
+    if (!ctx.policy.listEveryFile) listed.pop();
+    return { [ctx.policy.uploadResponseKey]: ctx.policy.uploadedFiles(listed), ...ctx.policy.extraFields(ctx.ids) };
+  } catch (error) {
+    await ctx.files.discard(received.files.map((f) => f.blob));
+    throw error;
+  }
 }
 
 /** Streams the multipart body into the store, enforcing every limit as the bytes arrive. */
@@ -97,7 +119,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
         throw badRequest(`a file was sent under ${part.fieldname}; files go under ${FILE_FORM_KEY}`);
       }
       const index = received.files.length;
-      const kind = kindOf(received.fields);
+      const kind = kindOf(received.fields, request.headers['content-length'] === undefined);
       if (index >= maxFiles && !ctx.policy.skipsUploadLimit('count', kind)) throw new ApiError(413, 'too_many_files', `at most ${maxFiles} files per upload`);
       const extension = checkFileName(part.filename, ctx, index < ctx.policy.typeCheckedFiles && !ctx.policy.skipsUploadLimit('type', kind));
       // @fastify/multipart destroys a file it has not handed over yet when the parse fails, and a pipeline
@@ -160,11 +182,12 @@ function translate(error: unknown): unknown {
   return badRequest(`malformed multipart body: ${message}`);
 }
 
-/** The kind of upload the fields received so far make (a client sends them before the files). */
-const kindOf = (fields: Received['fields']): UploadKind => ({
+/** The kind of upload the fields received so far make (a client sends them before the files), and how its body comes. */
+const kindOf = (fields: Received['fields'], chunked: boolean): UploadKind => ({
   isSecureAttachment: fields.isSecureAttachment?.[0]?.toLowerCase(),
   conversation: fields.conversationId !== undefined,
   contact: fields.contactId !== undefined,
+  chunked,
 });
 
 /** Reads and drops what is left of a refused body; false when it went past DRAIN_LIMIT. */
@@ -220,7 +243,7 @@ function formFields(raw: Record<string, string[]>, ctx: Context, tokenLocation: 
   const fields: Record<string, unknown> = {};
   for (const [name, values] of Object.entries(raw)) {
     if (name === 'attachmentUrls' || name === 'attachmentUrls[]') {
-      fields.attachmentUrls = [...((fields.attachmentUrls as string[] | undefined) ?? []), ...values];
+      fields.attachmentUrls = [...((fields.attachmentUrls as string[] | undefined) ?? []), ...values.flatMap(listEntries)];
     } else {
       fields[name] = values[0];
     }
@@ -233,7 +256,20 @@ function formFields(raw: Record<string, string[]>, ctx: Context, tokenLocation: 
   }
   refuseFields(fields, ctx.policy.refusedFields);
   if (!validateFields(fields)) throw invalidBody(`invalid upload fields: ${describeErrors(validateFields.errors)}`);
+  const urls = fields.attachmentUrls as string[];
+  if (urls.length > ctx.policy.maxAttachmentUrls) throw badRequest(`attachmentUrls lists ${urls.length} URLs; at most ${ctx.policy.maxAttachmentUrls} are taken`);
   return fields as unknown as UploadFields;
+}
+
+/** The entries of one value of attachmentUrls: a list sent as one JSON text (as the suite sends it), else the value itself. */
+function listEntries(value: string): string[] {
+  if (!value.trimStart().startsWith('[')) return [value];
+  try {
+    const list: unknown = JSON.parse(value);
+    return Array.isArray(list) && list.every((entry) => typeof entry === 'string') ? list : [value];
+  } catch {
+    return [value];
+  }
 }
 
 /** The conversation or contact must exist in the location. */
@@ -254,6 +290,7 @@ function isSecure(fields: UploadFields, channel: string | undefined, ctx: Contex
   const flag = fields.isSecureAttachment?.toLowerCase();
   const now = ctx.clock.now();
   if (now >= ctx.policy.cutoverAt && now < ctx.policy.cutoverEndsAt) {
+    if (ctx.policy.flagStrictAfterCutover && flag !== undefined && flag !== 'true' && flag !== 'false') throw badRequest('isSecureAttachment is true or false');
     if (ctx.policy.cutoverChannels === 'email' && channel !== undefined && channel !== 'email') return false;
     return ctx.policy.cutoverOverridesFlag || flag !== 'false';
   }

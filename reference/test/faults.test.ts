@@ -98,6 +98,15 @@ const PROBES: Record<FaultName, Probe> = {
   'upload-target-optional': uploadStatus({ fields: { locationId: WORLD.locationId, attachmentUrls: '[]' } }),
   'upload-conversation-required': uploadStatus({ fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' } }),
   'upload-location-optional': uploadStatus({ fields: { conversationId: WORLD.conversationId, attachmentUrls: '[]' } }),
+  'upload-attachment-urls-single': uploadStatus({ fields: validFields({ attachmentUrls: ['https://example.com/a.pdf', 'https://example.com/b.pdf'] }) }),
+  'upload-fields-after-files-dropped': async (app) => {
+    const { payload, contentType } = multipart({}, files(1));
+    const fields = multipart(validFields(), []).payload;
+    // The fields' parts moved after the file's: the body ends with them and the closing delimiter.
+    const closing = Buffer.from('--reference-test-boundary--\r\n');
+    const body = Buffer.concat([payload.subarray(0, payload.length - closing.length), fields]);
+    return (await app.inject({ method: 'POST', url: '/conversations/messages/upload', headers: { ...apiHeaders(), 'content-type': contentType }, payload: body })).statusCode;
+  },
   'upload-attachment-urls-optional': uploadStatus({ fields: { locationId: WORLD.locationId, conversationId: WORLD.conversationId } }),
   'upload-workflow-refused': uploadStatus({ fields: validFields({ workflowId: 'wf-1' }) }),
   'upload-no-file-accepted': uploadStatus({ files: [] }),
@@ -128,6 +137,12 @@ const PROBES: Record<FaultName, Probe> = {
   'secure-trailing-slash-public': secureReadAfter(3601, (url) => `${url}/`),
   'secure-range-public': secureReadAfter(3601, (url) => url, { range: 'bytes=0-' }),
   'secure-upper-case-path-public': secureReadAfter(3601, (url) => url.replace('/files/d/', '/FILES/D/')),
+  'secure-head-shows-file': async (app) => {
+    const url = new URL(await uploadedUrl(app, { fields: secureFields }));
+    await setClock(app, { advanceSeconds: 3601 });
+    const head = await app.inject({ method: 'HEAD', url: url.pathname, headers: { host: url.host } });
+    return [head.statusCode, head.headers['content-length']];
+  },
   'signed-url-anonymous': async (app) => {
     const url = await uploadedUrl(app, { fields: secureFields });
     await setClock(app, { advanceSeconds: 3601 });
@@ -156,6 +171,10 @@ const PROBES: Record<FaultName, Probe> = {
 
   'cutover-ignored': urlPathAt('2026-11-30T12:00:00Z'),
   'cutover-late': urlPathAt('2026-11-30T12:00:00Z'),
+  'cutover-flag-strict': async (app) => {
+    await setClock(app, { now: '2026-11-30T12:00:00Z' });
+    return (await upload(app, { fields: validFields({ isSecureAttachment: 'yes' }) })).statusCode;
+  },
   'cutover-flag-honoured': urlPathAt('2026-11-30T12:00:00Z', validFields({ isSecureAttachment: 'false' })),
   'cutover-pacific': urlPathAt('2026-11-30T01:00:00Z'),
 
@@ -222,6 +241,16 @@ const PROBES: Record<FaultName, Probe> = {
     });
     return (await upload(app, { headers: apiHeaders(issued.json().access_token) })).statusCode;
   },
+  'location-token-any-location': async (app) => {
+    const issued = await app.inject({
+      method: 'POST',
+      url: '/oauth/location-token',
+      headers: apiHeaders(WORLD.tokens.agencyAccess),
+      payload: { companyId: WORLD.companyId, locationId: WORLD.locationId },
+    });
+    const foreign = validFields({ locationId: WORLD.foreignLocationId, conversationId: WORLD.foreignConversationId });
+    return (await upload(app, { fields: foreign, headers: apiHeaders(issued.json().access_token) })).statusCode;
+  },
   'upload-count-unchecked-when-secure': uploadStatus({ fields: secureFields, files: files(6) }),
   'upload-size-unchecked-contact-only': uploadStatus({
     fields: { locationId: WORLD.locationId, contactId: WORLD.contactId, attachmentUrls: '[]' },
@@ -245,6 +274,11 @@ const PROBES: Record<FaultName, Probe> = {
     const url = await uploadedUrl(app);
     await setClock(app, { now: '2026-12-01T00:00:00Z' });
     return (await fetchUrl(app, url)).statusCode;
+  },
+  'upload-size-unchecked-chunked': async (app) => {
+    const { payload, contentType } = multipart(validFields(), [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }]);
+    // inject() sends a stream as it comes, without a Content-Length (light-my-request sets one for a buffer only).
+    return (await app.inject({ method: 'POST', url: '/conversations/messages/upload', headers: { ...apiHeaders(), 'content-type': contentType }, payload: Readable.from([payload]) })).statusCode;
   },
   'upload-ext-unchecked-both-targets': uploadStatus({ fields: validFields({ contactId: WORLD.contactId }), files: [{ name: 'tool.exe', bytes: bytesOf('exe', 10) }] }),
   'exec-field-missing-turn-5': async (app) => {
@@ -283,6 +317,23 @@ const PROBES: Record<FaultName, Probe> = {
     const body = Buffer.concat([payload.subarray(0, payload.length - closing.length), flag, closing]);
     const response = await app.inject({ method: 'POST', url: '/conversations/messages/upload', headers: { ...apiHeaders(), 'content-type': contentType }, payload: body });
     return new URL(absoluteUrls(response.json())[0]).pathname.split('/').slice(0, 3).join('/');
+  },
+  'upload-answers-crossed': async (app) => {
+    // The first upload's body stops after its first bytes until the second upload is answered: both are in flight together.
+    const first = multipart(validFields(), files(1));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const rest = async function* () {
+      yield first.payload.subarray(0, 64);
+      await held;
+      yield first.payload.subarray(64);
+    };
+    const headers = { ...apiHeaders(), 'content-type': first.contentType, 'content-length': String(first.payload.length) };
+    const answer = app.inject({ method: 'POST', url: '/conversations/messages/upload', headers, payload: Readable.from(rest()) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await upload(app, { files: files(1, 200) });
+    release();
+    return (await answer).body === second.body;
   },
   'secure-flag-dropped-chunked': async (app) => {
     const { payload, contentType } = multipart(validFields({ isSecureAttachment: 'true' }), files(1));

@@ -71,6 +71,16 @@ export const expect = base.extend({
       served ? 'the file was served to a request that has no right to it' : 'a 5xx is a server error, never a valid refusal');
   },
 
+  /** A HEAD that tells nothing of the file: no 2xx giving its size as Content-Length (a page of the server's own, such as a sign-in page, is no copy of it). */
+  toHideMetadataOf(reply: Reply, file: TestFile) {
+    const type = reply.headers['content-type'] ?? '(none)';
+    const length = reply.headers['content-length'];
+    const told = reply.status >= 200 && reply.status < 300 && length === String(file.bytes.length) && !/^text\/html\b/i.test(type);
+    return result(!told, 'toHideMetadataOf', `${reply.status}, Content-Type ${type}, Content-Length ${length ?? '(none)'}`,
+      `no 2xx giving the size of ${file.name} (${file.bytes.length} bytes) as its Content-Length`,
+      "a private attachment tells an anonymous caller nothing of itself: a HEAD answered as a GET of the file would be gives away the file's type and size");
+  },
+
   toBeSecureAttachmentUrl(url: string) {
     const path = new URL(url).pathname;
     const pass = new RegExp(`${SECURE_PATH_PREFIX}[^/]+$`).test(path);

@@ -13,7 +13,7 @@ export type Auth = Credential | 'none' | { bearer: string } | { header: string }
 
 /** A response read whole, so tests can judge it after the request context is gone. */
 export interface Reply {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'HEAD';
   url: string;
   status: number;
   headers: Record<string, string>;
@@ -58,6 +58,8 @@ export interface UploadRequest {
   headers?: Record<string, string | null>;
   /** Sent in chunks, without a Content-Length. */
   chunked?: boolean;
+  /** Another request sent while this body is under way: its head is out, its rest waits for this one (Outgoing.meanwhile). */
+  meanwhile?: () => Promise<unknown>;
 }
 
 export interface ExecuteRequest {
@@ -123,6 +125,7 @@ export class Api {
       multipart: form,
       fileBytes: files.reduce((sum, file) => sum + file.bytes.length, 0),
       chunked: request.chunked,
+      meanwhile: request.meanwhile,
       summary,
     });
   }
@@ -170,7 +173,7 @@ export class Api {
   }
 
   /** An anonymous request to an absolute URL: no token, no Version, nothing but what any HTTP client sends, and `headers`. */
-  async anonymous(label: string, url: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async anonymous(label: string, url: string, options: { method?: Reply['method']; headers?: Record<string, string> } = {}): Promise<Reply> {
     return this.send(label, options.method ?? 'GET', url, { headers: options.headers ?? {} });
   }
 
@@ -202,9 +205,9 @@ export class Api {
 
   private async send(
     label: string,
-    method: 'GET' | 'POST',
+    method: Reply['method'],
     url: string,
-    options: { headers: Record<string, string>; multipart?: FormData; fileBytes?: number; chunked?: boolean; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
+    options: { headers: Record<string, string>; multipart?: FormData; fileBytes?: number; chunked?: boolean; meanwhile?: () => Promise<unknown>; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
   ): Promise<Reply> {
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
     try {
@@ -215,6 +218,7 @@ export class Api {
         multipart: options.multipart,
         fileBytes: options.fileBytes,
         ...(options.chunked ? { chunked: true as const } : {}),
+        ...(options.meanwhile ? { meanwhile: options.meanwhile } : {}),
         data: options.data,
         maxRedirects: options.maxRedirects,
         offered: options.offered,

@@ -25,6 +25,11 @@ export interface Outgoing {
   fileBytes?: number;
   /** The multipart body sent without a Content-Length, in chunks (RFC 9112 §7.1): paced, recorded and in evidence as any. */
   chunked?: true;
+  /**
+   * Another request, started once this one's head and first bytes are out: the rest of the body waits for it to settle,
+   * so the two are in flight together and the other answers first. Started once, however often this one is sent.
+   */
+  meanwhile?: () => Promise<unknown>;
   data?: unknown;
   maxRedirects?: number;
   /** A POST that has the same effect sent twice (the test clock set to an instant): retried as a GET is. */
@@ -137,6 +142,7 @@ export class Transport {
   }
 
   async fetch(out: Outgoing): Promise<Incoming> {
+    if (out.meanwhile) out = { ...out, meanwhile: once(out.meanwhile) };
     const started = Date.now();
     let sent = out.headers;
     const exchange = { label: out.label ?? `${out.method} ${new URL(out.url).pathname}`, startedAt: new Date(started).toISOString(), method: out.method, url: out.url, requestBody: out.summary ?? out.data, followRedirects: out.maxRedirects !== 0 };
@@ -218,7 +224,8 @@ export class Transport {
   async #send(out: Outgoing, headers: Record<string, string>): Promise<Incoming> {
     if ((out.fileBytes ?? 0) > BIG_BODY_BYTES && process.memoryUsage.rss() > COLLECT_ABOVE_BYTES[this.mode.replay ? 'replay' : 'live']) collectGarbage();
     try {
-      if (this.mode.replay || out.chunked) return await sendByNode(out, headers, this.timeoutMs);
+      // Replay sends nothing, so nothing needs the server's time to take in a head.
+      if (this.mode.replay || out.chunked || out.meanwhile) return await sendByNode(out, headers, this.timeoutMs, this.mode.replay ? 0 : HEAD_TAKEN_MS);
       const { url, params } = splitSecretQuery(out.url);
       const response = await this.request.fetch(url, {
         params,
@@ -264,15 +271,28 @@ export class Transport {
   }
 }
 
+/** Runs `start` once, however often it is called: each call gets the same promise. */
+function once<T>(start: () => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | undefined;
+  return () => (started ??= start());
+}
+
+/** How long a server is given to take in a request's head before another request is sent beside it. */
+const HEAD_TAKEN_MS = 150;
+/** How long a body waits for the request sent meanwhile: a server that takes one upload at a time answers that one after it. */
+const MEANWHILE_LIMIT_MS = 10_000;
+/** The part of a body sent before the request sent meanwhile: the head of the first part, not the whole of any. */
+const FIRST_BYTES = 64;
+
 /**
- * A request by Node's own client: a multipart body in chunks, without a Content-Length (RFC 9112 §7.1), which
- * Playwright's request context cannot send; and every request of replay, which nock answers, where Playwright's
- * request context (its protocol, a stack trace captured per call) cost most of a replay's CPU. The body is encoded as
- * Playwright encodes it: a form by undici (its boundary), an object as JSON, text as it is. No redirect is followed:
- * replay holds the answer the recording ended on, and an upload's answer is the server's own. Failures read as
- * Playwright's do, for networkFault().
+ * A request by Node's own client: a multipart body in chunks, without a Content-Length (RFC 9112 §7.1), or one sent
+ * in two goes with another request between them (Outgoing.meanwhile), which Playwright's request context cannot send;
+ * and every request of replay, which nock answers, where Playwright's request context (its protocol, a stack trace
+ * captured per call) cost most of a replay's CPU. The body is encoded as Playwright encodes it: a form by undici (its
+ * boundary), an object as JSON, text as it is. No redirect is followed: replay holds the answer the recording ended
+ * on, and an upload's answer is the server's own. Failures read as Playwright's do, for networkFault().
  */
-async function sendByNode(out: Outgoing, headers: Record<string, string>, timeoutMs: number): Promise<Incoming> {
+async function sendByNode(out: Outgoing, headers: Record<string, string>, timeoutMs: number, headTakenMs = 0): Promise<Incoming> {
   const sent = { ...headers };
   const has = (name: string) => Object.keys(sent).some((key) => key.toLowerCase() === name);
   let body: Buffer | undefined;
@@ -300,11 +320,27 @@ async function sendByNode(out: Outgoing, headers: Record<string, string>, timeou
     request.on('timeout', () => request.destroy(new Error(`Timeout ${timeoutMs}ms exceeded`)));
     request.on('error', reject);
     if (body === undefined) return request.end();
+    if (out.meanwhile) return void sendAround(request, body, out.meanwhile, headTakenMs).catch((error: Error) => request.destroy(error));
     // In chunks, two at least: a server that reads only the first sees half a body.
     const half = out.chunked ? Math.ceil(body.length / 2) : body.length;
     request.write(body.subarray(0, half));
     request.end(body.subarray(half));
   });
+}
+
+/** The head and first bytes of a body, then the request sent meanwhile (at most MEANWHILE_LIMIT_MS), then the rest. */
+async function sendAround(request: http.ClientRequest, body: Buffer, meanwhile: () => Promise<unknown>, headTakenMs: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => request.write(body.subarray(0, FIRST_BYTES), (error) => (error ? reject(error) : resolve())));
+  await sleep(headTakenMs);
+  // Its failure is its own request's, which its caller awaits: here it only stops the wait.
+  const settled = meanwhile().then(
+    () => undefined,
+    () => undefined,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, MEANWHILE_LIMIT_MS)))]);
+  clearTimeout(timer);
+  request.end(body.subarray(FIRST_BYTES));
 }
 
 /** A body as Playwright gives it, decompressed (a server may compress unasked); one that does not decode, as it came. */

@@ -44,6 +44,8 @@ export const SETTINGS = {
   foreignLocationId: { env: 'FOREIGN_LOCATION_ID', purpose: 'optional: a location AGENT_ID does not belong to', targetId: true },
   nonEmailConversationId: { env: 'NON_EMAIL_CONVERSATION_ID', purpose: 'optional: a conversation of LOCATION_ID on a channel other than email, for the rules of the secure flag and the dated change on it', targetId: true },
   foreignAgentId: { env: 'FOREIGN_AGENT_ID', purpose: 'optional: an active agent of FOREIGN_LOCATION_ID, which every token of LOCATION_ID the run holds or obtains must fail to run', targetId: true },
+  foreignConversationId: { env: 'FOREIGN_CONVERSATION_ID', purpose: 'optional: an email conversation of FOREIGN_LOCATION_ID, which no token of LOCATION_ID the run holds or obtains may upload into', targetId: true },
+  foreignContactId: { env: 'FOREIGN_CONTACT_ID', purpose: 'optional: a contact of FOREIGN_LOCATION_ID, uploaded to in its place where FOREIGN_CONVERSATION_ID is not set', targetId: true },
   workflowId: { env: 'WORKFLOW_ID', purpose: 'optional: a workflow of LOCATION_ID, for the optional upload field workflowId', targetId: true },
   campaignId: { env: 'CAMPAIGN_ID', purpose: 'optional: a campaign of LOCATION_ID, for the optional upload field campaignId', targetId: true },
   access: { env: 'ACCESS_TOKEN', purpose: 'OAuth Sub-Account token that may upload and execute, without files.readonly', requiredForTarget: true, secret: true, bearer: true },

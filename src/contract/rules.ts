@@ -64,6 +64,8 @@ export const RULES = [
   { id: 'UPLOAD-LOCATION-REQUIRED', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload without locationId is refused', quote: 'locationId | string | yes' },
   { id: 'UPLOAD-OPTIONAL-FIELDS', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload with workflowId and campaignId is accepted', quote: 'workflowId | string | no … campaignId | string | no' },
   { id: 'UPLOAD-ATTACHMENT-URLS', level: 'SHOULD', area: 'Upload', section: '§2.1', title: 'an upload without attachmentUrls is refused', quote: 'attachmentUrls | array of string | yes' },
+  { id: 'UPLOAD-ATTACHMENT-URLS-LIST', level: 'MUST', area: 'Upload', section: '§2.1', title: 'an upload whose attachmentUrls lists several URLs is accepted', quote: 'attachmentUrls | array of string | yes | List of attachment URLs.' },
+  { id: 'UPLOAD-FIELDS-AFTER-FILES', level: 'SHOULD', area: 'Upload', section: '§4.1', title: 'an upload whose fields follow its files is accepted', quote: 'Request: multipart/form-data with the fields of 2.1.' },
 
   // Permanent URLs of non-secure uploads
   { id: 'PERMANENT-URL-ANONYMOUS', level: 'MUST', area: 'Permanent URLs', section: '§4.1 rule 3', title: 'a non-secure upload URL serves the exact bytes with no headers', quote: 'Without the secure flag, the returned URL stays permanently accessible.' },
@@ -76,6 +78,7 @@ export const RULES = [
   { id: 'SECURE-URL-FORM', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure upload URL has the form /files/d/{slug}', quote: 'the returned URL has the form /files/d/{slug}' },
   { id: 'SECURE-PUBLIC-WINDOW', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4, §8', title: 'a secure URL serves anonymously within the hour', quote: 'publicly reachable for one hour after the upload … Public window of a secure attachment URL | 1 hour after upload' },
   { id: 'SECURE-PRIVATE-AFTER', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure URL refuses anonymous reads after the hour', quote: 'Afterwards the attachment is private.' },
+  { id: 'SECURE-PRIVATE-HEAD', level: 'SHOULD', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure URL tells an anonymous HEAD nothing of the file after the hour', quote: 'Afterwards the attachment is private.' },
   { id: 'SECURE-SIGNED-URL', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 5, §4.2', title: 'a files.readonly token gets a signed URL serving the exact bytes', quote: 'it returns a short-lived signed download URL' },
   { id: 'SECURE-SCOPE-REQUIRED', level: 'MUST', area: 'Secure attachments', section: '§4.2, §5.6', title: 'a token lacking files.readonly gets no signed URL', quote: 'Downloading a private secure attachment requires the scope files.readonly. … Auth: bearer token with scope files.readonly.' },
   { id: 'SECURE-UNKNOWN-SLUG', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'an unknown slug is refused', quote: 'slug (string), taken from the secure attachment URL' },
@@ -86,6 +89,7 @@ export const RULES = [
   // The dated change of 30 November 2026
   { id: 'CUTOVER-ALL-SECURE', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §9.4', title: 'from 30 November 2026 an upload without the flag is secure', quote: 'every file uploaded through this endpoint is stored as a secure attachment … all uploads are stored as secure attachments' },
   { id: 'CUTOVER-FLAG-IGNORED', level: 'MUST', area: 'Dated change', section: '§4.1 rule 6, §2.1', title: 'from 30 November 2026 isSecureAttachment=false is ignored', quote: 'isSecureAttachment is ignored … Ignored from 30 November 2026' },
+  { id: 'CUTOVER-FLAG-ANY-VALUE', level: 'SHOULD', area: 'Dated change', section: '§4.1 rule 6, §2.1', title: 'from 30 November 2026 an upload with any isSecureAttachment value is accepted', quote: 'isSecureAttachment is ignored … Ignored from 30 November 2026' },
   { id: 'CUTOVER-INSTANT', level: 'INFO', area: 'Dated change', section: '§9.4', title: 'the instant the regime changes is observed', quote: 'from 30 November 2026 all uploads are stored as secure attachments' },
 
   // Agent execution and sessions

@@ -98,7 +98,12 @@ const PART_TYPES: Record<PartType, (file: TestFile) => string> = {
 type WireDimension = 'order' | 'partType' | 'entries' | 'encoding' | 'length';
 /** The form of the suite's other checks (src/client/api.ts): anything else a correct server may refuse for reasons of HTTP. */
 const PLAIN_FORM = { order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared' } as const satisfies Pick<UploadSpec, WireDimension>;
-const plainForm = (spec: UploadSpec) => (Object.keys(PLAIN_FORM) as WireDimension[]).every((key) => spec[key] === PLAIN_FORM[key]);
+/**
+ * The wire dimensions a correct server may refuse a value of: the contract shows no form, and HTTP lets a server refuse
+ * a body without a length (411). Not the number of attachmentUrls: §2.1 types it as a list, so any number is valid.
+ */
+const REFUSABLE: readonly WireDimension[] = ['order', 'partType', 'encoding', 'length'];
+const refusableForm = (spec: UploadSpec) => REFUSABLE.some((key) => spec[key] !== PLAIN_FORM[key]);
 
 /** An upload a closing step makes: one pdf to the email conversation, without the flag, in the plain form, but where told otherwise. */
 const closingUpload = (changed: Partial<UploadSpec>) =>
@@ -160,11 +165,12 @@ export class UploadStep extends Step {
     const caller = tokenOf(model, spec.caller);
     if (!accepted(reply)) {
       if (reply.status === 429) throw new NotApplicable(`${what} was still rate limited after the retries`);
-      if (!plainForm(spec)) throw new NotApplicable(`${what} in this wire form answered ${shown(reply)}; the contract does not show the form, and a correct server may refuse it`);
+      if (refusableForm(spec)) throw new NotApplicable(`${what} in this wire form answered ${shown(reply)}; the contract does not show the form, and a correct server may refuse it`);
       if (model.mayRefuse(spec.target, spec.flag)) throw new NotApplicable(`${what} answered ${shown(reply)}: the secure flag is for the email channel only before the change`);
       // From the change the flag is ignored: refusing it where it was not for does not ignore it.
       const flagRefused = spec.flag === 'true' && (spec.target === 'non-email' || spec.target === 'contact');
-      mustAccept(reply, what, caller.issuedBy ?? (flagRefused ? 'CUTOVER-FLAG-IGNORED' : 'UPLOAD-ACCEPTED'));
+      const listRefused = spec.entries !== PLAIN_FORM.entries;
+      mustAccept(reply, what, caller.issuedBy ?? (flagRefused ? 'CUTOVER-FLAG-IGNORED' : listRefused ? 'UPLOAD-ATTACHMENT-URLS-LIST' : 'UPLOAD-ACCEPTED'));
     }
     const offered = offeredUrls(reply);
     const served = await urlsServing(real.api, offered, this.#files);
@@ -357,18 +363,22 @@ class EveryTargetStep extends StepsInTurn {
 
 /**
  * Secure uploads in every value of every wire dimension, one upload each: the parts' order with two files, a body in
- * chunks, each other declared type and list encoding. Every sequence of the wire profile ends with it (closingOf): with
- * two sequences a test, drawn uploads alone left the flag after the files, or a chunked body, out of every secure
- * upload at GENERATOR_SEED=1 (secure-flag-dropped-after-file, secure-flag-dropped-chunked). A value a correct server
- * may refuse (not applicable) hides no other: the order and the chunked body each go in the plain form otherwise.
+ * chunks, each other declared type, three attachmentUrls, each other list encoding. Every sequence of the wire profile
+ * ends with it (closingOf): with two sequences a test, drawn uploads alone left the flag after the files, or a chunked
+ * body, out of every secure upload at GENERATOR_SEED=1 (secure-flag-dropped-after-file, secure-flag-dropped-chunked).
+ * Each form changes one dimension of the plain form (an encoding needs a URL to show), so a value a correct server may
+ * refuse (not applicable) hides no other: three URLs in the plain encoding, which a correct server takes, are judged.
  */
 class EveryWireFormStep extends StepsInTurn {
   static readonly #forms: Partial<Pick<UploadSpec, WireDimension>>[] = [
     { order: 'files-first' },
     { order: 'between' },
     { length: 'chunked' },
-    { partType: 'generic', entries: 1, encoding: 'repeated' },
-    { partType: 'other', entries: 3, encoding: 'brackets' },
+    { partType: 'generic' },
+    { partType: 'other' },
+    { entries: 3 },
+    { entries: 1, encoding: 'repeated' },
+    { entries: 3, encoding: 'brackets' },
   ];
 
   check(): boolean {
@@ -376,7 +386,7 @@ class EveryWireFormStep extends StepsInTurn {
   }
 
   toString(): string {
-    return 'a secure upload in each wire form: the files before the fields, the fields between two files, in chunks, each declared type and list encoding';
+    return 'a secure upload in each wire form: the files before the fields, the fields between two files, in chunks, each declared type, three attachmentUrls, each list encoding';
   }
 
   protected async parts(model: Model, real: Real): Promise<void> {

@@ -426,11 +426,13 @@ class Checkup {
   /**
    * The world of the generated sequences (specs/model.spec.ts), where it is set: NON_EMAIL_CONVERSATION_ID takes a plain
    * upload (its channel cannot be seen: only that it is a conversation of LOCATION_ID), and FOREIGN_AGENT_ID runs for
-   * FOREIGN_LOCATION_ID with FOREIGN_ACCESS_TOKEN, the control without which no refusal of it proves anything.
+   * FOREIGN_LOCATION_ID with FOREIGN_ACCESS_TOKEN, as FOREIGN_CONVERSATION_ID and FOREIGN_CONTACT_ID take its upload:
+   * the controls without which no refusal of them to a token of LOCATION_ID proves anything.
    */
   async #otherWorld(): Promise<void> {
     await this.#nonEmail();
     await this.#foreignAgent();
+    await this.#foreignTargets();
   }
 
   /** A variable already found at fault explains a refusal here too: one line for it, not two. */
@@ -458,6 +460,28 @@ class Checkup {
     const reply = await this.api.execute(`${env} for FOREIGN_LOCATION_ID with FOREIGN_ACCESS_TOKEN`, { agentId: foreignAgentId, auth: 'foreignAccess', body });
     if (accepted(reply)) this.#accepted.push(`an execution of ${env} with FOREIGN_ACCESS_TOKEN (${reply.status})`);
     else this.#finding(env, `POST ${new URL(reply.url).pathname} with FOREIGN_ACCESS_TOKEN answered ${answer(reply)} to ${JSON.stringify(body)}`, 'give an active agent of FOREIGN_LOCATION_ID that FOREIGN_ACCESS_TOKEN may run (without it, no refusal of it to a token of LOCATION_ID proves anything)');
+  }
+
+  async #foreignTargets(): Promise<void> {
+    const { foreignLocationId, tokens } = this.target;
+    if (foreignLocationId === undefined || tokens.foreignAccess === undefined || this.#atFault('FOREIGN_LOCATION_ID', 'FOREIGN_ACCESS_TOKEN')) return;
+    const targets = [
+      { key: 'foreignConversationId', field: 'conversationId', own: 'conversationId', todo: 'give an email conversation of FOREIGN_LOCATION_ID' },
+      { key: 'foreignContactId', field: 'contactId', own: 'contactId', todo: 'give a contact of FOREIGN_LOCATION_ID' },
+    ] as const;
+    for (const { key, field, own, todo } of targets) {
+      const value = this.target[key];
+      const env = SETTINGS[key].env;
+      if (value === undefined) continue;
+      if (value === this.target[own]) {
+        this.#finding(env, `is ${SETTINGS[own].env} itself, of LOCATION_ID`, todo);
+        continue;
+      }
+      const fields = { locationId: foreignLocationId, [field]: value, attachmentUrls: this.api.uploadFields().attachmentUrls };
+      const reply = await this.#send(`an upload to ${env} with FOREIGN_ACCESS_TOKEN`, fields, 'foreignAccess');
+      if (accepted(reply)) this.#accepted.push(`an upload to ${env} with FOREIGN_ACCESS_TOKEN (${reply.status})`);
+      else this.#finding(env, `POST ${UPLOAD_PATH} with FOREIGN_ACCESS_TOKEN answered ${answer(reply)} to the fields ${JSON.stringify(fields)}`, `${todo} that FOREIGN_ACCESS_TOKEN may upload into (without it, no refusal of it to a token of LOCATION_ID proves anything)`);
+    }
   }
 
   /** The operations the run reaches without a valid body: each must be served where it is configured. */

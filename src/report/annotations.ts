@@ -24,7 +24,12 @@ export const ANNOTATION = {
   violation: 'violation',
   /** A file of STATE_DIR ignored, or an upload that could not be kept there: no verdict depends on it. */
   warning: 'warning',
+  /** What a test of a SHOULD rule found broken (Received, Expected, Hint): the rule's warning; the test itself passes. */
+  shouldWarning: 'should-warning',
 } as const;
+
+/** A replay's recordings out of date (src/client/recording.ts, src/suite.ts): the suite's own failure, never the server's. */
+export const REPLAY_OUT_OF_DATE = /Replay (has no recorded answer|: \d+ recorded interactions)/;
 
 export type AnnotationType = (typeof ANNOTATION)[keyof typeof ANNOTATION];
 

@@ -15,7 +15,7 @@ import {
   type Cause,
   type ConformanceReport,
   counts,
-  failureLine,
+  failureLines,
   LEVELS,
   observationKey,
   type RuleResult,
@@ -59,6 +59,8 @@ export default class ConformanceReporter implements Reporter {
   readonly #reruns = new Set<string>();
   /** Each test's status at its last run. */
   readonly #lastStatus = new Map<string, 'passed' | 'failed' | 'skipped'>();
+  /** The tests that passed carrying a SHOULD warning, at their last run. */
+  readonly #warned = new Set<string>();
   /** Errors outside any test: a global setup that stopped the run (the preflight), a worker that crashed. */
   #globalErrors = 0;
   readonly #globalMessages: string[] = [];
@@ -108,14 +110,19 @@ export default class ConformanceReporter implements Reporter {
       this.#skips.set(reason, (this.#skips.get(reason) ?? new Map<string, string>()).set(test.id, test.title));
     }
     for (const rerun of notes(ANNOTATION.rerun)) this.#reruns.add(`${test.title}: ${rerun}`);
+    // A SHOULD rule found broken: the test passed carrying the finding (src/suite.ts), the rule failed (a warning).
+    const findings = notes(ANNOTATION.shouldWarning);
+    if (findings.length > 0) this.#warned.add(test.id);
+    else this.#warned.delete(test.id);
     const ruleId = notes(ANNOTATION.rule)[0];
     if (!ruleId) return;
-    const message = wholeMessage(result.errors.map((e) => e.message ?? '').join('\n'));
+    const message = wholeMessage([...result.errors.map((e) => e.message ?? ''), ...findings].join('\n'));
     // The target unreachable, a check that proved nothing, a test out of time or a run cut short: no verdict on the
     // rule, and never a pass.
     const noVerdict = [...notes(ANNOTATION.inconclusive).map((why) => `Inconclusive: ${why}`), ...notes(ANNOTATION.infrastructure)];
     const verdict: Verdict =
       noVerdict.length > 0 || result.status === 'interrupted' || result.status === 'timedOut' ? 'error'
+      : findings.length > 0 ? 'failed'
       : result.status === 'passed' ? 'passed'
       : result.status === 'skipped' ? 'skipped'
       : 'failed';
@@ -151,7 +158,7 @@ export default class ConformanceReporter implements Reporter {
       }
       return { status: result.status };
     }
-    this.#countGlobalErrors();
+    this.#completeJunit();
     const statuses = [...this.#lastStatus.values()];
     const counted = (status: string) => statuses.filter((s) => s === status).length;
     const ran = statuses.length;
@@ -173,14 +180,16 @@ export default class ConformanceReporter implements Reporter {
     }
     if (this.#retries.length > 0) process.stdout.write(`${this.#retries.length} requests were retried after a throttled answer or a network fault (the 'retry' annotations).\n`);
     if (this.#reruns.size > 0) process.stdout.write(`${this.#reruns.size} tests were run once more at the end, their first run having had no verdict for the network: ${[...this.#reruns].map((r) => r.split(':')[0]).join('; ')}\n`);
-    // The run's last lines: test counts (SHOULD warnings among the failed), the failed rules and the observations
-    // behind them, the rules left unjudged and how to judge them; the verdict of each rule is the matrix above.
+    // The run's last lines: test counts (those passed with a SHOULD warning among the passed), the failed MUST rules
+    // and the SHOULD rules warned of with the observations behind them, the rules left unjudged and how to judge
+    // them; the verdict of each rule is the matrix above.
     const notice = this.#config && replayNotice(this.#config);
+    const warned = this.#warned.size > 0 ? `; ${this.#warned.size} of the passed carry a SHOULD warning` : '';
     process.stdout.write(
       [
-        `Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped`,
+        `Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped${warned}`,
         ...sharedCauseLines(report),
-        failureLine(report),
+        ...failureLines(report),
         ...unjudgedLines(report),
         // Last, as global setup said first: a replay with a BASE_URL set judged the recordings, not that server.
         ...(notice ? [notice] : []),
@@ -202,17 +211,34 @@ export default class ConformanceReporter implements Reporter {
   }
 
   /**
-   * Playwright's JUnit file counts tests only: a run stopped outside any test (the preflight in the global setup, a
-   * crashed worker) reads there as `tests="0"` and no error. Each such error is counted as an errored test case.
+   * Playwright's JUnit file, completed where CI tools look: a skipped test's <skipped> gives its reason (its `skip`
+   * property), a test that passed with a SHOULD warning says so in <system-out> (tools show a test's output; few show
+   * its properties), and each error outside any test (the preflight in the global setup, a crashed worker), which
+   * Playwright's file leaves out (`tests="0"` and no error), is an errored test case.
    */
-  #countGlobalErrors(): void {
+  #completeJunit(): void {
     const file = this.#junitFile;
-    if (file === undefined || this.#globalErrors === 0 || !existsSync(file)) return;
-    const xml = readFileSync(file, 'utf8');
-    const bump = (attribute: string, text: string) => text.replace(new RegExp(`(<testsuites\\b[^>]*\\b${attribute}=")(\\d+)"`), (_m, head: string, n: string) => `${head}${Number(n) + this.#globalErrors}"`);
-    const cases = this.#globalMessages.map((message, i) => `<testcase name="error outside any test ${i + 1}" classname="run"><error message="${escapeXml(message)}"/></testcase>`).join('\n');
-    const suite = `<testsuite name="run" tests="${this.#globalErrors}" failures="0" skipped="0" errors="${this.#globalErrors}">\n${cases}\n</testsuite>\n</testsuites>`;
-    writeWhole(file, bump('errors', bump('tests', xml)).replace('</testsuites>', suite));
+    if (file === undefined || !existsSync(file)) return;
+    // Character data set aside (a test's output may hold anything), so that only tags are read and changed.
+    const sections: string[] = [];
+    const aside = (section: string) => `\u0000${sections.push(section) - 1}\u0000`;
+    let xml = readFileSync(file, 'utf8').replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, aside);
+    xml = xml.replace(/<testcase\b[^>]*>[\s\S]*?<\/testcase>/g, (testcase) => {
+      const properties = [...testcase.matchAll(/<property name="([^"]*)" value="([^"]*)">/g)];
+      const values = (type: AnnotationType) => properties.filter(([, name]) => name === type).map(([, , value]) => value);
+      const warnings = values(ANNOTATION.shouldWarning).map((warning) => `SHOULD warning of ${values(ANNOTATION.rule)[0]} (the test passes): ${unescapeXml(warning)}\n`);
+      const out = warnings.length === 0 ? '' : aside(`<![CDATA[${warnings.join('').replace(/]]>/g, ']]]]><![CDATA[>')}]]>`);
+      return testcase
+        .replace('<skipped>', `<skipped message="${values(ANNOTATION.skip)[0] || 'skipped without a reason'}">`)
+        .replace(/<system-out>|(<system-err>|<\/testcase>)/, (tag, other?: string) => (out === '' ? tag : other ? `<system-out>${out}</system-out>\n${other}` : `${tag}${out}`));
+    });
+    if (this.#globalErrors > 0) {
+      const bump = (attribute: string, text: string) => text.replace(new RegExp(`(<testsuites\\b[^>]*\\b${attribute}=")(\\d+)"`), (_m, head: string, n: string) => `${head}${Number(n) + this.#globalErrors}"`);
+      const cases = this.#globalMessages.map((message, i) => `<testcase name="error outside any test ${i + 1}" classname="run"><error message="${escapeXml(message)}"/></testcase>`).join('\n');
+      const suite = `<testsuite name="run" tests="${this.#globalErrors}" failures="0" skipped="0" errors="${this.#globalErrors}">\n${cases}\n</testsuite>\n</testsuites>`;
+      xml = bump('errors', bump('tests', xml)).replace('</testsuites>', suite);
+    }
+    writeWhole(file, xml.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => sections[Number(i)]));
   }
 
   /**
@@ -314,6 +340,7 @@ function writeWhole(file: string, text: string): void {
 }
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const unescapeXml = (text: string) => text.replace(/&(amp|lt|gt|quot|apos);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[name] ?? '');
 
 const LABEL: Record<Level, Record<Verdict, string>> = {
   MUST: { passed: 'pass', failed: 'FAIL', skipped: 'skip', error: 'ERROR' },
@@ -338,7 +365,7 @@ function overview(report: ConformanceReport): Record<string, string> {
   return {
     failures: ids(failures),
     warnings: ids(warnings),
-    ...(shared.length > 0 ? { 'shared observations': `${failureLine(report)}; ${shared.join('; ')}` } : {}),
+    ...(shared.length > 0 ? { 'shared observations': `${failureLines(report).join('; ')}; ${shared.join('; ')}` } : {}),
     unjudged: unjudged.length === 0 ? 'none' : unjudgedLines(report).map((line) => line.trim()).join('; ').replace(/^Unjudged: /, ''),
     ...Object.fromEntries(LEVELS.map((level) => [level, counts(report, level)])),
     mode: report.mode,
@@ -394,7 +421,7 @@ function markdown(report: ConformanceReport, flavour: 'html' | 'plain'): string 
     '',
     summaryLine(report),
     '',
-    ...[...sharedCauseLines(report), failureLine(report)].map((line) => `- ${line}`),
+    ...[...sharedCauseLines(report), ...failureLines(report)].map((line) => `- ${line}`),
     '',
     `${coverage()} (the annotated contract: ${contractPage} beside the reports).`,
     '',

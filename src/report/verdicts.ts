@@ -39,10 +39,10 @@ export interface ConformanceReport {
 
 export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
 
-/** `14 passed, 1 failed, 23 skipped, 0 errors`: the verdicts of one level's rules. */
+/** `14 passed, 1 failed, 23 skipped, 0 errors`: the verdicts of one level's rules; a failed SHOULD rule is a warning. */
 export function counts(report: ConformanceReport, level: Level): string {
   const count = (verdict: Verdict) => report.rules.filter((r) => r.level === level && r.verdict === verdict).length;
-  return `${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped, ${count('error')} errors`;
+  return `${count('passed')} passed, ${count('failed')} ${level === 'SHOULD' ? 'warned' : 'failed'}, ${count('skipped')} skipped, ${count('error')} errors`;
 }
 
 export function summaryLine(report: ConformanceReport): string {
@@ -70,12 +70,18 @@ export function sharedCauseLines(report: ConformanceReport): string[] {
   return report.causes.filter((cause) => cause.rules.length > 1).map((cause) => `${cause.rules.length} rules fail on one observation: ${cause.rules.join(', ')} (${cause.observation})`);
 }
 
-/** The failed MUST and SHOULD rules and the distinct observations behind them, in a line. */
-export function failureLine(report: ConformanceReport): string {
-  const failed = (level: Level) => report.rules.filter((r) => r.level === level && r.verdict === 'failed').length;
-  const causes = report.causes.length;
-  if (causes === 0) return 'Failed: no MUST or SHOULD rule';
-  return `Failed: ${failed('MUST')} MUST and ${failed('SHOULD')} SHOULD rules, on ${causes} distinct observation${causes === 1 ? '' : 's'}`;
+/**
+ * The failed MUST rules, then the SHOULD rules warned of (a failed SHOULD rule is a warning, its tests pass), each
+ * with the distinct observations behind them: `Failed: 2 MUST rules, on 1 distinct observation`.
+ */
+export function failureLines(report: ConformanceReport): string[] {
+  const line = (head: string, level: 'MUST' | 'SHOULD') => {
+    const rules = report.rules.filter((r) => r.level === level && r.verdict === 'failed').map((r) => r.id);
+    if (rules.length === 0) return `${head}: no ${level} rule`;
+    const causes = report.causes.filter((cause) => cause.rules.some((id) => rules.includes(id))).length;
+    return `${head}: ${rules.length} ${level} rule${rules.length === 1 ? '' : 's'}, on ${causes} distinct observation${causes === 1 ? '' : 's'}`;
+  };
+  return [line('Failed', 'MUST'), line('Warnings', 'SHOULD')];
 }
 
 /** What it takes to judge a skipped rule, from its skip reasons; first the kinds whose fix comes first. */
@@ -84,9 +90,16 @@ const UNJUDGED_KINDS = [
   { kind: 'setting', match: /^[A-Z][A-Z0-9_]*(?:, [A-Z][A-Z0-9_]*)* (?:is|are) not set/, why: 'they need optional settings', how: 'Set {settings} (.env.example says what each is).' },
   {
     kind: 'time',
-    match: /to pass on the server|TEST_CLOCK_URL|the change of 30 November 2026/,
+    match: /to pass on the server|TEST_CLOCK_URL|the change of 30 November 2026; this check needs after\b/,
     why: 'they need time to pass on the server',
     how: 'Set TEST_CLOCK_URL, run SUITE_SLOW=1, or keep STATE_DIR for a later run.',
+  },
+  // Past the change, time passing never brings the server back before it: only a test clock does.
+  {
+    kind: 'before the change',
+    match: /the change of 30 November 2026; this check needs before\b/,
+    why: 'they need a date before the change of 30 November 2026: TEST_CLOCK_URL only',
+    how: 'Set TEST_CLOCK_URL: the server is past the change, and time passing never brings it back.',
   },
   { kind: 'spent', match: /spent by an earlier run/, why: 'OAUTH_REFRESH_TOKEN was spent by an earlier run', how: 'Give each run a fresh OAUTH_REFRESH_TOKEN.' },
   { kind: 'not applicable', match: /^not applicable|does not name its slug|has no query parameter/, why: 'they do not apply to this server', how: 'Nothing to do: what they would need is not guaranteed by the contract.' },

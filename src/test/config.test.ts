@@ -421,23 +421,22 @@ describe('.env.example', () => {
   });
 });
 
-describe('README', () => {
-  test("documents every setting of the reference server's entry point, with its default", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const setting of Object.values(SERVER_SETTINGS) as { env: string; default?: string }[]) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${setting.env}\` |`));
-      assert.ok(row, `README.md has no row for ${setting.env}`);
-      if (setting.default) assert.ok(row.includes(`\`${setting.default}\``), `README.md does not give ${setting.env}'s default ${setting.default}`);
-    }
+describe('the configuration pages', () => {
+  /** The settings that have no row `| \`NAME\` |` in the page, or whose row does not give their default. */
+  function undocumented(page: string, settings: Record<string, { env: string; default?: string }>): string[] {
+    const rows = readFileSync(new URL(`../../docs/${page}`, import.meta.url), 'utf8').split('\n');
+    return Object.values(settings).flatMap((setting) => {
+      const row = rows.find((line) => line.startsWith(`| \`${setting.env}\` |`));
+      if (!row) return [`docs/${page} has no row for ${setting.env}`];
+      return setting.default && !row.includes(`\`${setting.default}\``) ? [`docs/${page} does not give ${setting.env}'s default ${setting.default}`] : [];
+    });
+  }
+
+  test("docs/reference-server.md documents every setting of the reference server's entry point, with its default", () => {
+    assert.deepEqual(undocumented('reference-server.md', SERVER_SETTINGS), []);
   });
 
-  test('documents every setting of the configuration, with its default', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('\n## Configuration\n')).split('\n## ')[1] ?? '';
-    for (const setting of Object.values(SETTINGS) as { env: string; default?: string }[]) {
-      const row = section.split('\n').find((line) => line.startsWith(`| \`${setting.env}\` |`));
-      assert.ok(row, `README.md has no row for ${setting.env}`);
-      if (setting.default) assert.ok(row.includes(`\`${setting.default}\``), `README.md does not give ${setting.env}'s default ${setting.default}`);
-    }
+  test('docs/configuration.md documents every setting of the configuration, with its default', () => {
+    assert.deepEqual(undocumented('configuration.md', SETTINGS), []);
   });
 });

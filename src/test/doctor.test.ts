@@ -72,6 +72,9 @@ const BROKEN: readonly { env: string; value: string; why: string; stops?: true; 
   { env: 'NON_EMAIL_CONVERSATION_ID', value: 'conversation-that-does-not-exist', why: 'an unknown conversation' },
   { env: 'FOREIGN_AGENT_ID', value: world.agentId, why: 'AGENT_ID itself' },
   { env: 'FOREIGN_AGENT_ID', value: 'agent-that-does-not-exist', why: 'an unknown agent' },
+  { env: 'FOREIGN_CONVERSATION_ID', value: world.conversationId, why: 'CONVERSATION_ID itself' },
+  { env: 'FOREIGN_CONVERSATION_ID', value: 'conversation-that-does-not-exist', why: 'an unknown conversation' },
+  { env: 'FOREIGN_CONTACT_ID', value: world.contactId, why: 'CONTACT_ID itself' },
   { env: 'TEST_CLOCK_URL', value: 'http://127.0.0.1:1/__test/clock', why: 'a clock nobody serves' },
 ];
 

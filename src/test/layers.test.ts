@@ -1,5 +1,5 @@
 // The house's layers: src/ in folders whose imports run one way, the reference server on the suite's lowest layers
-// only, and no circle anywhere. The table below is the README's layout table in code; a new folder gets a row here.
+// only, and no circle anywhere. The table below is the layout table of docs/layout.md in code; a new folder gets a row in both.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -103,10 +103,10 @@ describe('the layers of src/', () => {
     assert.ok(top.length <= ENTRY_FILES, `src/ holds ${top.join(', ')}`);
   });
 
-  test('every folder of src/ is a layer of the README layout table', () => {
+  test('every folder of src/ is a layer of the layout table (docs/layout.md)', () => {
     const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'test').map((entry) => `src/${entry.name}`);
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    assert.deepEqual(folders.filter((folder) => !(folder in LAYERS) || !readme.includes(`| \`${folder}/\``)), []);
+    const layout = readFileSync(join(ROOT, 'docs', 'layout.md'), 'utf8');
+    assert.deepEqual(folders.filter((folder) => !(folder in LAYERS) || !layout.includes(`| \`${folder}/\``)), []);
   });
 
   test('every relative import names a file that exists', () => {

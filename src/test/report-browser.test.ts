@@ -1,5 +1,6 @@
 // The reports, opened in a real browser (Debian's chromium): the Allure report lists the suites and shows a failing
-// rule with its category and its evidence (from a run against a faulty reference server), asking no other host; in
+// rule with its category and its evidence (from a run against a faulty reference server), asking no other host; a
+// SHOULD warning is a passed test carrying its finding in both reports; in
 // both reports a test's contract link opens the contract at the section its rule cites; the annotated contract shows
 // each rule's verdict beside its words and links it to its test.
 import { type Browser, chromium, type Page } from '@playwright/test';
@@ -30,9 +31,9 @@ function serve(dir: string): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-/** The tests of this rule in specs/upload-limits.spec.ts, run with these settings into a reports folder of their own. */
-function runRule(reports: string, env: Record<string, string>): ReturnType<typeof spawnSync> {
-  return spawnSync('npx', ['playwright', 'test', 'specs/upload-limits.spec.ts', '--grep', 'UPLOAD-FILES-MAX'], {
+/** The tests of this rule (or `grep`) in specs/upload-limits.spec.ts, run with these settings into a reports folder of their own. */
+function runRule(reports: string, env: Record<string, string>, grep = 'UPLOAD-FILES-MAX'): ReturnType<typeof spawnSync> {
+  return spawnSync('npx', ['playwright', 'test', 'specs/upload-limits.spec.ts', '--grep', grep], {
     cwd: ROOT,
     env: { ...process.env, ...env, REPORTS_DIR: reports },
     encoding: 'utf8',
@@ -129,6 +130,43 @@ describe('the reports in a browser', () => {
       throw new Error(`${(error as Error).message}\nthe page showed:\n${shown.slice(0, 3000)}${errors}`, { cause: error });
     } finally {
       server.close();
+    }
+  });
+
+  test("a SHOULD warning in both reports: the test passed, its finding an annotation in Playwright's, a category, a tag and an attachment in Allure's", { skip: missing, timeout: 180_000 }, async () => {
+    const reports = join(work, 'warning');
+    const title = 'UPLOAD-EXT-CASE a .JPG file is accepted';
+    const run = runRule(reports, { SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: 'upload-ext-case-sensitive' }, 'UPLOAD-EXT-CASE a \\.JPG file');
+    assert.equal(run.status, 0, `a SHOULD fault passes the run:\n${String(run.stdout).slice(-2000)}`);
+    const report = spawnSync('npm', ['run', 'report'], { cwd: ROOT, env: { ...process.env, REPORTS_DIR: reports }, encoding: 'utf8' });
+    assert.equal(report.status, 0, report.stderr);
+    const page = await browser.newPage();
+    try {
+      // Playwright's report: one test, passed, carrying the finding.
+      await page.goto(pathToFileURL(join(reports, 'html', 'index.html')).href);
+      const counts = async (name: string) => (await page.locator('.subnav-item', { hasText: name }).locator('.counter').textContent())?.trim();
+      await page.getByText(title).first().waitFor();
+      assert.deepEqual([await counts('Passed'), await counts('Failed')], ['1', '0']);
+      await page.getByText(title).first().click();
+      const annotation = page.locator('.test-case-annotation', { hasText: /^should-warning:/ });
+      assert.match(await annotation.innerText(), /^should-warning: Error: toBeAcceptance\s+Expected: a 2xx acceptance\s+Received: 400 /);
+
+      // Allure's: passed, in the warnings' category, tagged, the finding attached.
+      await page.goto(pathToFileURL(join(reports, 'allure-report', 'index.html')).href);
+      await page.getByText(/^Categories/).first().click();
+      await page.getByText('SHOULD warnings (passed, each with its finding)').click();
+      await page.getByText(title).first().click();
+      await page.getByText('Category: SHOULD warnings (passed, each with its finding)').waitFor();
+      await page.getByText('Passed', { exact: true }).first().waitFor();
+      assert.equal(await page.getByText('Failed', { exact: true }).count(), 0);
+      await page.getByText('warning', { exact: true }).first().waitFor();
+      await page.getByText('Attachments').first().click();
+      await page.getByText('SHOULD warning', { exact: true }).first().click();
+      await page.getByText(/Expected: a 2xx acceptance/).first().waitFor();
+      await page.screenshot({ path: join(reports, 'allure-should-warning.png'), fullPage: true });
+    } catch (error) {
+      const shown = await page.locator('body').innerText().catch(() => '(no text)');
+      throw new Error(`${(error as Error).message}\nthe page showed:\n${shown.slice(0, 3000)}`, { cause: error });
     }
   });
 

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { parse as parseJunit } from 'junit2json';
 import { ANNOTATION } from '../report/annotations.ts';
 import { loadConfig, readEnvironment, type SuiteConfig } from '../config/config.ts';
 import ConformanceReporter, { type ConformanceReport, type RuleResult } from '../report/conformance-reporter.ts';
@@ -83,6 +84,8 @@ async function report(list: Run[], status: FullResult['status'] = 'failed', conf
 }
 
 const FAILURE = 'Error: expect(received).toBe(expected)\n\nExpected: 400\nReceived: 200';
+/** A SHOULD rule found broken, as src/suite.ts reports it: the test passed, carrying the finding. */
+const WARNING = { type: ANNOTATION.shouldWarning, description: 'Error: toBeRefusal\n\nExpected: a 4xx refusal\nReceived: 200 {}' };
 const INFRA = 'Error: Infrastructure error (not a contract verdict): POST https://x.test/upload: socket closed';
 /** What the transport notes when the target cannot be reached. */
 const UNREACHABLE = { type: ANNOTATION.infrastructure, description: 'POST https://x.test/upload: socket closed' };
@@ -129,15 +132,27 @@ describe('verdict of a rule from its tests', () => {
 });
 
 describe('status of the run', () => {
-  test('a SHOULD failure is a failed verdict but the run passes', async () => {
+  test('a SHOULD finding is a warning: its test passed carrying it, the rule is failed (warned of), and the run passes', async () => {
     const { status, rule, printed } = await report([
-      { rule: 'UPLOAD-FILES-MIN', status: 'failed', error: FAILURE },
+      { rule: 'UPLOAD-FILES-MIN', status: 'passed', notes: [WARNING] },
+      { rule: 'UPLOAD-FILES-MIN', status: 'passed' },
       { rule: 'UPLOAD-FILES-MAX', status: 'passed' },
     ]);
     assert.equal(rule('UPLOAD-FILES-MIN').level, 'SHOULD');
     assert.equal(rule('UPLOAD-FILES-MIN').verdict, 'failed');
+    assert.equal(rule('UPLOAD-FILES-MIN').detail, 'Error: toBeRefusal\nExpected: a 4xx refusal\nReceived: 200 {}');
     assert.equal(status, 'passed');
     assert.match(printed, /warn\s+SHOULD\s+UPLOAD-FILES-MIN/);
+    assert.match(printed, /SHOULD: 0 passed, 1 warned, \d+ skipped, 0 errors/);
+    const lines = printed.split('\n');
+    const tests = lines.findIndex((l) => l.startsWith('Tests: '));
+    assert.deepEqual(lines.slice(tests, tests + 3), ['Tests: 3 passed, 0 failed, 0 skipped; 1 of the passed carry a SHOULD warning', 'Failed: no MUST rule', 'Warnings: 1 SHOULD rule, on 1 distinct observation']);
+  });
+
+  test('a test of a SHOULD rule that failed (no finding: it was never made a warning) still fails the rule, and not the run', async () => {
+    const { status, rule } = await report([{ rule: 'UPLOAD-FILES-MIN', status: 'failed', error: FAILURE }]);
+    assert.equal(rule('UPLOAD-FILES-MIN').verdict, 'failed');
+    assert.equal(status, 'passed');
   });
 
   test('an INFO failure does not fail the run', async () => {
@@ -314,7 +329,7 @@ describe('one report per project (the mutation run)', () => {
 describe('the matrix where people look first', () => {
   /** A MUST failure, a rule not judged, a SHOULD warning and a pass, in no particular order. */
   const RUNS: Run[] = [
-    { rule: 'UPLOAD-FILES-MIN', status: 'failed', error: FAILURE },
+    { rule: 'UPLOAD-FILES-MIN', status: 'passed', notes: [WARNING] },
     { rule: 'UPLOAD-ACCEPTED', status: 'passed' },
     { rule: 'SECURE-URL-FORM', status: 'failed', error: INFRA, notes: [UNREACHABLE] },
     { rule: 'UPLOAD-FILES-MAX', status: 'failed', error: FAILURE },
@@ -367,7 +382,7 @@ describe('the matrix where people look first', () => {
     assert.deepEqual(environment.slice(0, 2), ['failures=UPLOAD-FILES-MAX, SECURE-URL-FORM', 'warnings=UPLOAD-FILES-MIN']);
     // The rules no test judged are named as such, never folded into the counts' passes.
     assert.match(environment[2], /^unjudged=\d+ MUST and \d+ SHOULD rules; \d+ MUST and \d+ SHOULD unjudged: none of their tests ran \(UPLOAD-RESPONSE-SCHEMA, /);
-    assert.match(environment.slice(3, 6).join('\n'), /^MUST=1 passed, 1 failed, \d+ skipped, 1 errors\nSHOULD=0 passed, 1 failed, \d+ skipped, 0 errors\nINFO=0 passed, 0 failed, \d+ skipped, 0 errors$/);
+    assert.match(environment.slice(3, 6).join('\n'), /^MUST=1 passed, 1 failed, \d+ skipped, 1 errors\nSHOULD=0 passed, 1 warned, \d+ skipped, 0 errors\nINFO=0 passed, 0 failed, \d+ skipped, 0 errors$/);
     const globals = readdirSync(results).filter((name) => name.endsWith('-globals.json'));
     assert.equal(globals.length, 1);
     const [attachment] = (JSON.parse(readFileSync(join(results, globals[0]), 'utf8')) as { attachments: { name: string; source: string; type: string }[] }).attachments;
@@ -452,7 +467,7 @@ describe('a failure the server team can act on', () => {
     assert.deepEqual(json.causes.map((c) => c.rules), [['UPLOAD-FILES-MAX'], ['SECURE-PRIVATE-AFTER', 'CUTOVER-ALL-SECURE', 'CUTOVER-FLAG-IGNORED']]);
     const lines = printed.trimEnd().split('\n');
     const tests = lines.findIndex((l) => l.startsWith('Tests: '));
-    assert.deepEqual(lines.slice(tests, tests + 4), ['Tests: 1 passed, 4 failed, 0 skipped', line, 'Failed: 4 MUST and 0 SHOULD rules, on 2 distinct observations', 'Unjudged: 34 MUST and 20 SHOULD rules']);
+    assert.deepEqual(lines.slice(tests, tests + 5), ['Tests: 1 passed, 4 failed, 0 skipped', line, 'Failed: 4 MUST rules, on 2 distinct observations', 'Warnings: no SHOULD rule', `Unjudged: ${RULES.filter((r) => r.level === 'MUST').length - 4} MUST and ${RULES.filter((r) => r.level === 'SHOULD').length} SHOULD rules`]);
     assert.ok(readFileSync(markdownOf(outputFile), 'utf8').includes(`- ${line}`));
     const environment = readFileSync(join(dirname(outputFile), 'allure-results', 'environment.properties'), 'utf8');
     assert.ok(environment.includes('3 rules fail on one observation: SECURE-PRIVATE-AFTER, CUTOVER-ALL-SECURE, CUTOVER-FLAG-IGNORED'));
@@ -515,6 +530,27 @@ describe('unjudged is visible', () => {
     ]);
   });
 
+  test('past the change, the rules that need a date before it (a test clock only) are told apart from those that need time to pass', async () => {
+    const AFTER = "the server's date 2026-12-01T12:00:27.000Z is after the change of 30 November 2026; this check needs before";
+    const { printed } = await report(
+      judgedBut([
+        skip('SECURE-PUBLIC-WINDOW', TIME),
+        skip('SECURE-SIGNED-EXPIRES', TIME),
+        skip('PERMANENT-URL-ANONYMOUS', AFTER),
+        skip('PERMANENT-URL-LASTS', `${AFTER}; no upload of an earlier run waits`),
+        // One test that time would judge is enough: the rule waits for time, not for a test clock.
+        skip('CUTOVER-ALL-SECURE', AFTER, 'CUTOVER-ALL-SECURE a test'),
+        skip('CUTOVER-ALL-SECURE', TIME, 'CUTOVER-ALL-SECURE another test'),
+      ]),
+      'passed',
+    );
+    assert.deepEqual(printed.trimEnd().split('\n').slice(-3), [
+      'Unjudged: 4 MUST and 1 SHOULD rules',
+      '  2 MUST and 1 SHOULD unjudged: they need time to pass on the server (SECURE-PUBLIC-WINDOW, SECURE-SIGNED-EXPIRES, CUTOVER-ALL-SECURE). Set TEST_CLOCK_URL, run SUITE_SLOW=1, or keep STATE_DIR for a later run.',
+      '  2 MUST unjudged: they need a date before the change of 30 November 2026: TEST_CLOCK_URL only (PERMANENT-URL-ANONYMOUS, PERMANENT-URL-LASTS). Set TEST_CLOCK_URL: the server is past the change, and time passing never brings it back.',
+    ]);
+  });
+
   test('a run that judged every MUST and SHOULD rule says so in its last line', async () => {
     const { printed } = await report(judgedBut([]), 'passed');
     assert.equal(printed.trimEnd().split('\n').at(-1), 'Unjudged: none; every MUST and SHOULD rule was judged');
@@ -563,6 +599,39 @@ describe('reports written whole', () => {
     assert.match(xml, /^<testsuites id="" name="" tests="1" failures="0" skipped="0" errors="1" time="0.4">/);
     assert.match(xml, /<testcase name="error outside any test 1" classname="run"><error message="Error: Preflight of http:\/\/127.0.0.1:1 \(API v3\): 1 problem"\/><\/testcase>/);
     assert.deepEqual(readdirSync(dir), ['junit.xml']);
+  });
+
+  test("junit.xml, as a JUnit parser reads it: a skipped test gives its reason, a warned test its finding in <system-out>, whatever a test's output holds", async () => {
+    const dir = join(DIR, `junit-${++files}`);
+    mkdirSync(dir, { recursive: true });
+    const junitFile = join(dir, 'junit.xml');
+    // As Playwright writes them: the annotations as properties, a test's output in character data.
+    const props = (pairs: [string, string][]) => `<properties>\n${pairs.map(([name, value]) => `<property name="${name}" value="${value}">\n</property>`).join('\n')}\n</properties>`;
+    writeFileSync(
+      junitFile,
+      [
+        '<testsuites id="" name="" tests="3" failures="0" skipped="1" errors="0" time="1">',
+        '<testsuite name="a.spec.ts" tests="3" failures="0" skipped="1" errors="0">',
+        `<testcase name="a › UPLOAD-EXT-CASE x" classname="a.spec.ts">\n${props([['rule', 'UPLOAD-EXT-CASE'], [ANNOTATION.shouldWarning, 'Error: toBeAcceptance\n\nReceived: 400 {&quot;a&quot;:&quot;]]&gt;&quot;}']])}\n<system-out>\n<![CDATA[printed </testcase> <skipped>\n]]>\n</system-out>\n</testcase>`,
+        `<testcase name="a › UPLOAD-ACCEPTED y" classname="a.spec.ts">\n${props([['rule', 'UPLOAD-ACCEPTED'], ['skip', 'WORKFLOW_ID is not set']])}\n<skipped>\n</skipped>\n</testcase>`,
+        `<testcase name="a › UPLOAD-EXT-CASE z" classname="a.spec.ts">\n${props([['rule', 'UPLOAD-EXT-CASE'], [ANNOTATION.shouldWarning, 'Error: two']])}\n</testcase>`,
+        '</testsuite>',
+        '</testsuites>',
+      ].join('\n'),
+    );
+    const reporter = new ConformanceReporter({ outputFile: join(dir, 'conformance.json'), config: CONFIG, junitFile });
+    end(reporter, { rule: 'UPLOAD-ACCEPTED', status: 'passed' });
+    await finish(reporter, join(dir, 'conformance.json'), 'passed');
+    const parsed = await parseJunit(readFileSync(junitFile, 'utf8'));
+    const cases = parsed && 'testsuite' in parsed ? (parsed.testsuite ?? []).flatMap((suite) => suite.testcase ?? []) : [];
+    assert.deepEqual(
+      cases.map((c) => ({ name: c.name, skipped: c.skipped?.[0].message, out: c['system-out']?.join(''), failed: Boolean(c.failure || c.error) })),
+      [
+        { name: 'a › UPLOAD-EXT-CASE x', skipped: undefined, out: 'SHOULD warning of UPLOAD-EXT-CASE (the test passes): Error: toBeAcceptance\n\nReceived: 400 {"a":"]]>"}\n\nprinted </testcase> <skipped>\n\n', failed: false },
+        { name: 'a › UPLOAD-ACCEPTED y', skipped: 'WORKFLOW_ID is not set', out: undefined, failed: false },
+        { name: 'a › UPLOAD-EXT-CASE z', skipped: undefined, out: 'SHOULD warning of UPLOAD-EXT-CASE (the test passes): Error: two\n', failed: false },
+      ],
+    );
   });
 
   test("each test's story in the Allure results ends in its rule's verdict: one passed test of a failed rule reads as the rule's failure", async () => {
