@@ -81,6 +81,17 @@ const refresh = (app: FastifyInstance, fields: Record<string, string> = {}) =>
     payload: new URLSearchParams({ grant_type: 'refresh_token', client_id: WORLD.oauthClientId, client_secret: WORLD.tokens.oauthClientSecret, refresh_token: WORLD.tokens.oauthRefreshToken, ...fields }).toString(),
   });
 
+/** A Sub-Account token of LOCATION_ID, from the Agency token's exchange. */
+const locationToken = async (app: FastifyInstance): Promise<string> =>
+  (
+    await app.inject({
+      method: 'POST',
+      url: '/oauth/location-token',
+      headers: apiHeaders(WORLD.tokens.agencyAccess),
+      payload: { companyId: WORLD.companyId, locationId: WORLD.locationId },
+    })
+  ).json().access_token;
+
 const PROBES: Record<FaultName, Probe> = {
   'upload-six-files': uploadStatus({ files: files(6) }),
   'upload-four-files': uploadStatus({ files: files(5) }),
@@ -232,24 +243,10 @@ const PROBES: Record<FaultName, Probe> = {
     await refresh(app);
     return (await refresh(app)).statusCode;
   },
-  'location-token-wrong-location': async (app) => {
-    const issued = await app.inject({
-      method: 'POST',
-      url: '/oauth/location-token',
-      headers: apiHeaders(WORLD.tokens.agencyAccess),
-      payload: { companyId: WORLD.companyId, locationId: WORLD.locationId },
-    });
-    return (await upload(app, { headers: apiHeaders(issued.json().access_token) })).statusCode;
-  },
+  'location-token-wrong-location': async (app) => (await upload(app, { headers: apiHeaders(await locationToken(app)) })).statusCode,
   'location-token-any-location': async (app) => {
-    const issued = await app.inject({
-      method: 'POST',
-      url: '/oauth/location-token',
-      headers: apiHeaders(WORLD.tokens.agencyAccess),
-      payload: { companyId: WORLD.companyId, locationId: WORLD.locationId },
-    });
     const foreign = validFields({ locationId: WORLD.foreignLocationId, conversationId: WORLD.foreignConversationId });
-    return (await upload(app, { fields: foreign, headers: apiHeaders(issued.json().access_token) })).statusCode;
+    return (await upload(app, { fields: foreign, headers: apiHeaders(await locationToken(app)) })).statusCode;
   },
   'upload-count-unchecked-when-secure': uploadStatus({ fields: secureFields, files: files(6) }),
   'upload-size-unchecked-contact-only': uploadStatus({
