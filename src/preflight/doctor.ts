@@ -474,7 +474,8 @@ class Checkup {
       const env = SETTINGS[key].env;
       if (value === undefined) continue;
       if (value === this.target[own]) {
-        this.#finding(env, `is ${SETTINGS[own].env} itself, of LOCATION_ID`, todo);
+        // Where that variable is itself at fault (set to this very foreign contact), its line says all.
+        if (!this.#atFault(SETTINGS[own].env)) this.#finding(env, `is ${SETTINGS[own].env} itself, of LOCATION_ID`, todo);
         continue;
       }
       const fields = { locationId: foreignLocationId, [field]: value, attachmentUrls: this.api.uploadFields().attachmentUrls };
