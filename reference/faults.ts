@@ -101,7 +101,7 @@ export const FAULTS = [
   // Agent execution and sessions
   { name: 'session-id-required', rule: 'SESSION-START', breaks: 'refuses a message without executionId', policy: { requireExecutionId: true } },
   { name: 'session-not-continued', rule: 'SESSION-CONTINUE', breaks: 'starts a new session on every message', policy: { continueSessions: false } },
-  { name: 'session-interaction-counted', rule: 'SESSION-INTERACTION-NEW', breaks: 'numbers interactionIds per session, so sessions share them', policy: { interactionIdsPerSession: true } },
+  { name: 'session-interaction-counted', rule: 'SESSION-INTERACTION-UNIQUE', breaks: 'numbers interactionIds per session, so sessions share them', policy: { interactionIdsPerSession: true } },
   { name: 'session-interaction-reused', rule: 'SESSION-INTERACTION-NEW', breaks: 'reuses the interactionId within a session', policy: { newInteractionOnTurn: () => false } },
   { name: 'session-fixed-id', rule: 'SESSION-DISTINCT', breaks: 'gives every new session the same executionId', policy: { fixedExecutionId: 'exec-fixed' } },
   { name: 'session-unknown-accepted', rule: 'SESSION-UNKNOWN', breaks: 'starts a new session for an unknown executionId', policy: { rejectUnknownSessions: false } },

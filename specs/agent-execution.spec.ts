@@ -191,7 +191,7 @@ test.describe('agent execution', () => {
     });
   }
 
-  test(...rule('SESSION-INTERACTION-NEW', 'the exchanges of two sessions never share an interactionId'), async ({ api, target }) => {
+  test(...rule('SESSION-INTERACTION-UNIQUE', 'the exchanges of two sessions never share an interactionId'), async ({ api, target }) => {
     const interactionIds: unknown[] = [];
     for (const session of ['A', 'B']) {
       const { reply, executionId } = await startSession(api, `exchange 1 of session ${session}`);

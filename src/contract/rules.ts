@@ -99,6 +99,9 @@ export const RULES = [
   { id: 'SESSION-START', level: 'MUST', area: 'Agent execution', section: '§3', title: 'a message without executionId starts a session', quote: 'a session starts with a request without executionId; the reply carries an executionId' },
   { id: 'SESSION-CONTINUE', level: 'MUST', area: 'Agent execution', section: '§3, §2.3', title: 'sending executionId continues that session', quote: 'requests that send it continue that session' },
   { id: 'SESSION-INTERACTION-NEW', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'every exchange gets a new interactionId', quote: 'a new one for each exchange' },
+  // Whether "new" reaches across sessions is a reading, not a sentence: a server that numbers each session's
+  // exchanges from one still gives every exchange of a session a new id.
+  { id: 'SESSION-INTERACTION-UNIQUE', level: 'SHOULD', area: 'Agent execution', section: '§2.4', title: 'no two sessions share an interactionId', quote: 'Identifier of one interaction' },
   { id: 'SESSION-DISTINCT', level: 'SHOULD', area: 'Agent execution', section: '§3', title: 'two new sessions get different executionIds', quote: 'a session starts with a request without executionId' },
   { id: 'SESSION-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown executionId is refused', quote: 'send the value returned earlier to continue it' },
   { id: 'AGENT-INACTIVE', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1, §3', title: 'an agent that is not active is refused', quote: 'The agent must be active … an agent must be in it to be executed' },

@@ -528,7 +528,7 @@ export class StartStep extends Step {
     const caller = tokenOf(model, this.caller);
     const { executionId, interactionId } = exchangeOf(reply, this.path, 'a new session', caller.issuedBy ?? 'SESSION-START');
     if (model.sessions.some((session) => session.executionId === executionId)) throw new Disagreement('SESSION-DISTINCT', `a new session got executionId ${executionId}, which an earlier session of the run holds`);
-    model.expectNewInteraction(interactionId, 'the first exchange of a new session');
+    model.expectNewInteraction(interactionId, 'the first exchange of a new session', executionId);
     model.sessions.push({ label: `S${model.sessions.length + 1}`, path: this.path, executionId, turns: 1, caller });
   }
 }
@@ -558,7 +558,7 @@ export class ContinueStep extends IndexedStep {
       const other = model.sessions.find((s) => s.executionId === executionId);
       throw new Disagreement('SESSION-CONTINUE', `${what} sent executionId ${session.executionId} and was answered in ${other ? `session ${other.label}` : 'another session'} (${executionId})`);
     }
-    model.expectNewInteraction(interactionId, what);
+    model.expectNewInteraction(interactionId, what, executionId);
     session.turns += 1;
   }
 }

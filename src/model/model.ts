@@ -70,7 +70,8 @@ export class Model {
   readonly files: ModelFile[] = [];
   readonly sessions: ModelSession[] = [];
   readonly tokens: ModelToken[];
-  readonly interactionIds = new Set<string>();
+  /** Each interactionId of the run, with the executionId of the session it was given in. */
+  readonly interactionIds = new Map<string, string>();
   /** Disagreements that leave the model's state sound (a file of the wrong kind, a read, a refusal that was due): the sequence goes on. */
   readonly noted: Disagreement[] = [];
   uploads = 0;
@@ -135,11 +136,13 @@ export class Model {
     this.noted.push(disagreement);
   }
 
-  /** A new interactionId, once per exchange (§2.4). */
-  expectNewInteraction(id: unknown, exchange: string): void {
+  /** A new interactionId, once per exchange (§2.4): within its session (MUST), and of the run (SHOULD). */
+  expectNewInteraction(id: unknown, exchange: string, executionId: string): void {
     if (typeof id !== 'string') throw new Disagreement('EXEC-RESPONSE-SCHEMA', `${exchange}: interactionId is ${JSON.stringify(id)}, not a string`);
-    if (this.interactionIds.has(id)) throw new Disagreement('SESSION-INTERACTION-NEW', `${exchange}: interactionId ${id} was given to an earlier exchange of the run`);
-    this.interactionIds.add(id);
+    const given = this.interactionIds.get(id);
+    if (given === executionId) throw new Disagreement('SESSION-INTERACTION-NEW', `${exchange}: interactionId ${id} was given to an earlier exchange of the same session`);
+    if (given !== undefined) throw new Disagreement('SESSION-INTERACTION-UNIQUE', `${exchange}: interactionId ${id} was given to an exchange of another session (${given})`);
+    this.interactionIds.set(id, executionId);
   }
 }
 

@@ -49,10 +49,12 @@ describe('the model of the contract', () => {
     assert.deepEqual(model.expectedRead(file('permanent')), { serve: true, rule: 'PERMANENT-URL-LASTS', exact: 'PERMANENT-URL-ANONYMOUS' });
   });
 
-  test('an interactionId given twice in a run breaks SESSION-INTERACTION-NEW', () => {
+  test('an interactionId given twice in a session breaks SESSION-INTERACTION-NEW; in two sessions, SESSION-INTERACTION-UNIQUE', () => {
     const model = at(REGIME_INSTANTS.before);
-    model.expectNewInteraction('int-1', 'first');
-    assert.throws(() => model.expectNewInteraction('int-1', 'second'), (error: unknown) => error instanceof Disagreement && error.rule === 'SESSION-INTERACTION-NEW');
+    model.expectNewInteraction('int-1', 'first', 'S1');
+    assert.throws(() => model.expectNewInteraction('int-1', 'second', 'S1'), (error: unknown) => error instanceof Disagreement && error.rule === 'SESSION-INTERACTION-NEW');
+    assert.throws(() => model.expectNewInteraction('int-1', 'first of S2', 'S2'), (error: unknown) => error instanceof Disagreement && error.rule === 'SESSION-INTERACTION-UNIQUE');
+    model.expectNewInteraction('int-2', 'first of S2', 'S2');
   });
 });
 
