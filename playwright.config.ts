@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { commandConfig } from './src/config/config.ts';
+import { commandConfig, type MutationTrial } from './src/config/config.ts';
 import { contractLink } from './src/report/contract-page.ts';
 import { testsOfRule } from './src/contract/rules.ts';
 import type { TimeTravelMode } from './src/time/time-travel.ts';
@@ -13,7 +13,7 @@ const config = commandConfig();
 const sharded = process.argv.some((arg) => arg.startsWith('--shard'));
 const sharedClock = config.mode !== 'replay' && config.target?.testClockUrl !== undefined;
 
-export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | undefined; style: string | undefined }>({
+export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | undefined; style: string | undefined; trials: readonly MutationTrial[] | undefined }>({
   testDir: 'specs',
   globalSetup: './src/global-setup.ts',
   outputDir: `${config.reportsDir}/test-results`,
@@ -48,12 +48,12 @@ export default defineConfig<{ timeTravel: TimeTravelMode }, { fault: string | un
     ['./src/report/conformance-reporter.ts', { outputFile: `${config.reportsDir}/conformance.json`, junitFile: `${config.reportsDir}/junit.xml` }],
   ],
   projects: config.mutation
-    ? // npm run mutation: one project per fault, baseline and sampled style, so that one runner serves them all.
-      config.mutation.projects.map(({ name, rules, fault, style }) => ({
+    ? // npm run mutation: a project per baseline and sampled style, and projects of faults (one per rule in each), so that one runner serves them all.
+      config.mutation.projects.map(({ name, rules, fault, style, trials }) => ({
         name,
         fullyParallel: false,
         grep: rules?.map(testsOfRule),
-        use: { fault, style },
+        use: { fault, style, trials },
       }))
     : [
         { name: 'conformance', use: { fault: config.reference?.fault, style: config.reference?.style } },

@@ -53,6 +53,8 @@ const WORLD: Record<string, string> = {
 const DEFAULT_RATE_LIMIT = 50;
 /** As fast as the server allows: style d answers 429 past 150 requests in any 10 s, whoever sends them. */
 const fastRateLimit = (style: string) => (style === 'd' ? 120 : 1000);
+/** A run at this pace or slower waits on it more than it computes: it takes no core of its own. */
+const PACED = 120;
 /** The styles' own throttles, per token: off unless `--throttled` (their defaults then). */
 const THROTTLES = ['THROTTLE_E', 'THROTTLE_F'];
 
@@ -139,8 +141,9 @@ async function run(job: Job): Promise<Done> {
   const file = createWriteStream(join(dir, 'output.txt'));
   const exit = await new Promise<number | null>((done) => {
     // Verdicts are all this run reads: the conformance reporter alone. A MUST fault is caught by its first failing
-    // test: the rest of the run would judge nothing more of it (a failed test also costs a fresh worker).
-    const args = ['test', '--reporter=dot,./src/report/conformance-reporter.ts', ...(job.fault?.level === 'must' ? ['--max-failures=1'] : [])];
+    // test: the rest of the run would judge nothing more of it (a failed test also costs a fresh worker). Playwright
+    // counts a failure towards --max-failures only once no retry is left: none is kept for it.
+    const args = ['test', '--reporter=dot,./src/report/conformance-reporter.ts', ...(job.fault?.level === 'must' ? ['--max-failures=1', '--retries=0'] : [])];
     const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const take = (chunk: Buffer) => {
       output += chunk;
@@ -249,9 +252,20 @@ export function draw(all: Fault[], count: string, seed: string, styles: string[]
   });
 }
 
-/** The reference's verdicts: a live run against the reference server in its default style. */
+/** How long a reference report given by --reference is waited for: CI makes it beside this run (npm run mutation). */
+const REFERENCE_WAIT_MS = 15 * 60_000;
+
+/**
+ * The reference's verdicts: the report given, once it exists (CI's mutation run writes it while these runs go on;
+ * it is written whole, by a rename), or a live run against the reference server in its default style.
+ */
 async function referenceVerdicts(file: string | undefined): Promise<ConformanceReport> {
-  if (file) return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
+  if (file) {
+    for (const waitUntil = Date.now() + REFERENCE_WAIT_MS; !existsSync(file); await new Promise((r) => setTimeout(r, 1000))) {
+      if (Date.now() > waitUntil) throw new Error(`--reference=${file}: no such report after ${REFERENCE_WAIT_MS / 60_000} min`);
+    }
+    return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
+  }
   const dir = join(OUT, 'reference');
   rmSync(dir, { recursive: true, force: true });
   const env = childEnvironment({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REPORTS_DIR: dir, CI: '1' });
@@ -273,13 +287,13 @@ async function main(): Promise<void> {
   const again = only ? `--only=${only.join(',')}` : `--faults=${faultCount} --seed=${seed}`;
   console.log(`Independent server: styles ${styles.join(', ')} (${pace}); ${faultJobs.length} of ${catalogue.length} faults (npm run independent -- ${again}), ${parallel} at a time`);
   const print = (done: Done) => console.log(`  ${done.name}: exit ${done.exit}, ${done.seconds.toFixed(0)} s`);
-  // Paced baselines wait more than they compute: all at once, beside the fault runs. Unpaced, every run computes:
-  // as many at a time as there are cores, the baselines first.
+  // Paced runs wait more than they compute: all at once, beside the others, which compute: as many at a time as
+  // there are cores, the baselines first.
+  const jobs = [...baselineJobs, ...faultJobs];
+  const paced = jobs.filter((job) => job.rateLimit <= PACED);
   const [reference, runs] = await Promise.all([
     referenceVerdicts(referenceFile),
-    throttled
-      ? Promise.all([pool(baselineJobs, baselineJobs.length, print), pool(faultJobs, parallel, print)]).then((parts) => parts.flat())
-      : pool([...baselineJobs, ...faultJobs], parallel, print),
+    Promise.all([pool(paced, paced.length, print), pool(jobs.filter((job) => !paced.includes(job)), parallel, print)]).then((parts) => parts.flat()),
   ]);
   const baselines = runs.filter((done) => !done.fault);
   const problems = baselines.flatMap(baselineProblems);

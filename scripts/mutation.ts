@@ -1,6 +1,7 @@
 // npm run mutation: the suite, live, against a clean reference server of each style (the baselines), and, in the same
 // Playwright run, the tests of each fault's own rule against a server with that fault (`npm run mutation -- <fault>…`: only those faults), as many at a time as
-// there are cores; a fault its rule does not catch runs again with every test, to see what else notices it. A fault is
+// there are cores, the faults of different rules sharing a worker (trialProjects); a fault its rule does not catch runs
+// again with every test, to see what else notices it. A fault is
 // killed when the rule it breaks fails (INFO: when that rule's observation changes). Writes reports/mutation.md and
 // reports/mutation.json; exits non-zero when the baseline has a MUST failure, a MUST fault survives, or a fault is
 // caught only by rules other than its own.
@@ -12,7 +13,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { faultCatalogue, type Fault, type FaultName } from '../reference/faults.ts';
-import { type MutationProject, mutationConfig, SETTINGS } from '../src/config/config.ts';
+import { type MutationProject, type MutationTrial, mutationConfig, SETTINGS } from '../src/config/config.ts';
 import type { ConformanceReport } from '../src/report/conformance-reporter.ts';
 import type { Level, RuleId } from '../src/contract/rules.ts';
 import { DIMENSIONS, parseStyle, sampleStyle, STYLE_NAMES, type StyleName, styleSpec } from '../reference/style.ts';
@@ -49,7 +50,7 @@ const ALT_SAMPLE: readonly FaultName[] = [
   'tenant-files-unchecked',
 ];
 
-interface Trial {
+export interface Trial {
   /** The fault's name, `@alt` added in the alt style. */
   name: string;
   fault: Fault;
@@ -68,10 +69,28 @@ export interface FaultResult {
   seconds: number;
 }
 
-/** One Playwright run for all the given projects (faults, or 'baseline'), written under `dir`; one report per project. */
+/**
+ * The trials grouped so that one worker start serves many: project k of a style holds the k-th fault of each rule
+ * that has one, so there are as many projects as the most faults a rule has, not one per fault. A rule's tests run
+ * in each of its projects against that project's fault, each trial reported on its own.
+ */
+export function trialProjects(trials: readonly Trial[]): MutationProject[] {
+  const slots = new Map<string, MutationTrial[][]>();
+  const taken = new Map<string, number>();
+  for (const { name, fault, style } of trials) {
+    const k = taken.get(`${style} ${fault.rule}`) ?? 0;
+    taken.set(`${style} ${fault.rule}`, k + 1);
+    const ofStyle = slots.get(style) ?? [];
+    (ofStyle[k] ??= []).push({ name, fault: fault.name, rule: fault.rule });
+    slots.set(style, ofStyle);
+  }
+  return [...slots].flatMap(([style, ofStyle]) => ofStyle.map((slot, k) => ({ name: `faults-${style}-${k + 1}`, style, rules: slot.map((trial) => trial.rule), trials: slot })));
+}
+
+/** One Playwright run for all the given projects (baselines, styles, faults), written under `dir`; one report per project, or per trial of a project of several. */
 function runProjects(dir: string, projects: MutationProject[], workers: number): Promise<Map<string, Run>> {
   const reportsDir = join(OUT, dir);
-  const names = projects.map((project) => project.name);
+  const names = projects.flatMap((project) => project.trials?.map((trial) => trial.name) ?? [project.name]);
   rmSync(reportsDir, { recursive: true, force: true });
   return new Promise((resolve, reject) => {
     // Its own explicit configuration: nothing of the environment or a developer's .env (a FAULT, a SEED_FILE) takes part.
@@ -119,12 +138,12 @@ async function main(): Promise<void> {
     ...faults.map((fault) => ({ name: fault.name, fault, style: 'default' as const })),
     ...faults.filter((fault) => ALT_SAMPLE.includes(fault.name as FaultName)).map((fault) => ({ name: `${fault.name}@alt`, fault, style: 'alt' as const })),
   ];
-  const project = (trial: Trial, rule?: RuleId): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style, rules: rule && [rule] });
+  const project = (trial: Trial): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style });
   // One Playwright run for both styles' baselines (a correct server of either style passes, and every rule gets one
   // verdict in both) and every fault with its own rule's tests: the baselines, the longest projects, go first.
   const baselineProjects = STYLE_NAMES.map((style): MutationProject => ({ name: baselineOf(style), style }));
   const sampledProjects = sampled.map((style, i): MutationProject => ({ name: `sampled-${i + 1}`, style }));
-  const own = await runProjects('own-rule', [...baselineProjects, ...sampledProjects, ...trials.map((trial) => project(trial, trial.fault.rule))], limit);
+  const own = await runProjects('own-rule', [...baselineProjects, ...sampledProjects, ...trialProjects(trials)], limit);
   const baselines = new Map(baselineProjects.map(({ name }) => [name, own.get(name) as Run]));
   const baseline = baselines.get(baselineOf('default')) as Run;
   const judged = (trial: Trial, runs: Map<string, Run>) => ({ ...judge(trial.fault, runs.get(trial.name) as Run, baselines.get(baselineOf(trial.style)) as Run), fault: trial.name });

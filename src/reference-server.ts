@@ -2,7 +2,6 @@
 // settings checked before any worker starts, and one server per worker at an address of its own. The reference
 // server sits above the suite's configuration and contract (it uses them) and below the fixtures (they start it), so
 // only the entry points reach it, and only through here; it is loaded on demand, never in replay.
-import type { FastifyInstance } from 'fastify';
 import { atAddress, type ReferenceSettings, SETTINGS, type Target } from './config/config.ts';
 
 /** The problems of the reference settings that only the reference can see: an unknown style, an unreadable seed file. */
@@ -23,9 +22,10 @@ export async function referenceProblems(settings: ReferenceSettings): Promise<st
 }
 
 export interface RunningReference {
-  app: FastifyInstance;
   /** The seed's world at this server's address, put back in its starting state before each test. */
   target: Target;
+  /** Back to the starting state, with this fault (a name of reference/faults.ts) from now on. */
+  reset(fault: string | undefined): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,5 +44,5 @@ export async function startReference(settings: ReferenceSettings, style: string 
     { host: '127.0.0.1', port: 0 },
   );
   const target = { ...atAddress(worldOf(seedData), server.address, TEST_CLOCK_PATH), freshEachTest: true };
-  return { app: server.app, target, close: () => server.close() };
+  return { target, reset: (next) => server.reset(parseFault(next)), close: () => server.close() };
 }

@@ -11,7 +11,7 @@ import { parameter, tag } from 'allure-js-commons/sync';
 import { UploadState } from './time/aged-state.ts';
 import { ANNOTATION, notesOf, REPLAY_OUT_OF_DATE } from './report/annotations.ts';
 import { accepted, Api, type Reply } from './client/api.ts';
-import { describeTarget, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config/config.ts';
+import { describeTarget, type MutationTrial, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config/config.ts';
 import { contractLink } from './report/contract-page.ts';
 import { Evidence, judge } from './client/evidence.ts';
 import { reproducerDir, writeReproducer } from './client/reproducer.ts';
@@ -52,6 +52,8 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
+  /** The fault of this test's reference server: its project's, or its rule's trial's in a project of several faults. */
+  serverFault: string | undefined;
   /** In the mutation run, a failed test does not cost its worker. */
   keepWorkerAfterFailure: void;
   /** Only a test the network left without a verdict is run again. */
@@ -78,6 +80,8 @@ interface WorkerOptions {
   fault: string | undefined;
   /** Project option: the style of this project's reference servers (REFERENCE_STYLE, or per project in the mutation run). */
   style: string | undefined;
+  /** Project option of the mutation run: several faults, one per rule, served in turn by the worker's server. */
+  trials: readonly MutationTrial[] | undefined;
 }
 
 /** The tests the network left without a verdict (a fault the transport gave up on): they may run once more. */
@@ -112,6 +116,15 @@ async function lend<T>(resource: T, close: (resource: T) => Promise<void>, use: 
 export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   fault: [undefined, { option: true, scope: 'worker' }],
   style: [undefined, { option: true, scope: 'worker' }],
+  trials: [undefined, { option: true, scope: 'worker' }],
+
+  serverFault: [
+    async ({ fault, trials }, use, testInfo) => {
+      const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0];
+      await use(trials?.find((trial) => trial.rule === rule)?.fault ?? fault);
+    },
+    { box: 'self' },
+  ],
 
   timeTravel: ['test-clock', { option: true }],
 
@@ -205,9 +218,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   ],
 
   restartTarget: [
-    async ({ referenceServer, target, secrets, refreshChain }, use) =>
+    async ({ referenceServer, serverFault, target, secrets, refreshChain }, use) =>
       use(async () => {
-        await referenceServer?.app.resetState();
+        await referenceServer?.reset(serverFault);
         // What the target issued before is gone with its state (in replay: was gone when the test was recorded).
         if (target.freshEachTest) {
           secrets.forgetIssued();
@@ -271,9 +284,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   ],
 
   api: [
-    async ({ transport, target, config, fault, style }, use, testInfo) => {
+    async ({ transport, target, config, serverFault, style }, use, testInfo) => {
       parameter('mode', config.mode);
-      parameter('target', describeTarget(config, fault, style));
+      parameter('target', describeTarget(config, serverFault, style));
       parameter('API version', config.apiVersion);
       const events = {
         onDeprecatedOperation: (what: string) => testInfo.annotations.push({ type: ANNOTATION.deprecatedOperation, description: what }),

@@ -12,6 +12,7 @@ import { REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
 import { TEST_CLOCK_PATH } from '../plugins/test-clock.ts';
 import { validatorFor } from '../../src/contract/schemas.ts';
 import { buildServer } from '../server.ts';
+import { listenReference } from '../listen.ts';
 import { STYLE_NAMES } from '../style.ts';
 import { DEFAULT_POLICY } from '../policy.ts';
 import {
@@ -324,6 +325,24 @@ describe('npm run serve', () => {
     });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /FAULT=no-such-fault is not in reference\/faults\.ts; known faults: upload-six-files/);
+  });
+});
+
+describe('reset with a fault (listen.ts)', () => {
+  test('the same sockets answer as a fresh server of that fault, and of none again', async () => {
+    const listening = await listenReference({ seed: '1', testClock: { start: Date.parse(T0) } }, { host: '127.0.0.1', port: 0 });
+    const unknownSlug = async () => (await fetch(`${listening.address}/files/d/no-such-slug`, { headers: apiHeaders(WORLD.tokens.filesReadonly) })).status;
+    try {
+      assert.equal(await unknownSlug(), 404);
+      await listening.reset('signed-unknown-slug-500');
+      assert.equal(await unknownSlug(), 500);
+      await listening.reset('signed-unknown-slug-500');
+      assert.equal(await unknownSlug(), 500, 'a reset keeps the fault');
+      await listening.reset(undefined);
+      assert.equal(await unknownSlug(), 404);
+    } finally {
+      await listening.close();
+    }
   });
 });
 

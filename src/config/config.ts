@@ -151,7 +151,7 @@ export interface SuiteConfig {
   readonly notJudged?: string;
   /** Set when the suite starts its own reference server per worker. */
   readonly reference?: ReferenceSettings;
-  /** npm run mutation: one project per fault of reference/faults.ts, baseline or sampled style, with only some rules' tests or all. */
+  /** npm run mutation: a project per baseline and sampled style, and projects of faults of reference/faults.ts, with only some rules' tests or all. */
   readonly mutation?: { readonly projects: readonly MutationProject[] };
 }
 
@@ -163,6 +163,15 @@ export interface MutationProject {
   readonly fault?: string;
   /** Run only the tests of these rules. */
   readonly rules?: readonly RuleId[];
+  /** Several faults in one project, at most one per rule: each rule's tests run against its trial's fault. */
+  readonly trials?: readonly MutationTrial[];
+}
+
+/** One fault tried on the tests of the rule it breaks; its name names its report. */
+export interface MutationTrial {
+  readonly name: string;
+  readonly fault: string;
+  readonly rule: RuleId;
 }
 
 // The recorded target (fixtures/target.json): written by a recording (src/client/recording.ts), read here for replay.

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
-import { describeTarget, replayNotice, suiteConfig, type SuiteConfig } from '../config/config.ts';
+import { describeTarget, type MutationTrial, replayNotice, suiteConfig, type SuiteConfig } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { writeContractPage } from './contract-page.ts';
@@ -45,8 +45,7 @@ export default class ConformanceReporter implements Reporter {
   /** The run's configuration, as the tests used it; undefined when it could not be read. */
   readonly #config: SuiteConfig | undefined;
   #unconfigured = '';
-  /** The fault of each project's reference servers, as the tests used it. */
-  /** The reference fault and style of each project. */
+  /** The reference fault and style of each project (or trial). */
   readonly #servers = new Map<string, { fault?: string; style?: string }>();
   /** Test time by project, in ms. */
   readonly #durations = new Map<string, number>();
@@ -71,7 +70,7 @@ export default class ConformanceReporter implements Reporter {
   /** Playwright's JUnit file, whose counts leave out errors outside any test. */
   readonly #junitFile: string | undefined;
 
-  /** byProject: one report per project, `<dir>/<project>.json` (the mutation run gives each fault a project). */
+  /** byProject: one report per project, `<dir>/<project>.json`, or per trial of a project of several faults (the mutation run). */
   constructor(options: { outputFile?: string; byProject?: boolean; config?: SuiteConfig; junitFile?: string } = {}) {
     let config: SuiteConfig | undefined;
     try {
@@ -130,8 +129,11 @@ export default class ConformanceReporter implements Reporter {
       verdict === 'skipped' ? notes(ANNOTATION.skip)[0] || 'skipped'
       : verdict === 'passed' ? notes(ANNOTATION.observation).join('; ')
       : message || noVerdict[0] || `the test ended ${result.status} without a message`;
-    const project = this.#byProject ? (test.parent.project()?.name ?? '') : '';
-    this.#servers.set(project, (test.parent.project()?.use as { fault?: string; style?: string } | undefined) ?? {});
+    // By project, or by trial where a project serves several faults (npm run mutation: one report per fault).
+    const use = (test.parent.project()?.use ?? {}) as { fault?: string; style?: string; trials?: readonly MutationTrial[] };
+    const trial = use.trials?.find((t) => t.rule === ruleId);
+    const project = !this.#byProject ? '' : (trial?.name ?? test.parent.project()?.name ?? '');
+    this.#servers.set(project, { fault: trial?.fault ?? use.fault, style: use.style });
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
     const rules = this.#outcomes.get(project) ?? new Map<string, Outcome[]>();
     if (result.retry > 0) for (const [id, outcomes] of rules) rules.set(id, outcomes.filter((o) => o.id !== test.id));

@@ -2,7 +2,8 @@
 // an INFO fault by a changed observation; and a sampled correct style, by the default's verdicts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { judge, parseArguments, verdictDifferences } from '../../scripts/mutation.ts';
+import { judge, parseArguments, type Trial, trialProjects, verdictDifferences } from '../../scripts/mutation.ts';
+import { faultCatalogue } from '../../reference/faults.ts';
 import { parseStyle } from '../../reference/style.ts';
 import type { Fault } from '../../reference/faults.ts';
 import type { ConformanceReport, RuleResult } from '../report/conformance-reporter.ts';
@@ -45,4 +46,20 @@ test('the sampled styles: K of them from the seed, each a valid point, the same 
   for (const style of styles) assert.doesNotThrow(() => parseStyle(style));
   assert.equal(parseArguments([]).styles.length, 4);
   assert.throws(() => parseArguments(['--style=2']), /unknown options --style=2/);
+});
+
+test('the trials share projects: each trial in one project, no project with two faults of one rule, as many projects per style as a rule has faults', () => {
+  const catalogue = faultCatalogue();
+  const trials: Trial[] = [...catalogue.map((f) => ({ name: f.name, fault: f, style: 'default' as const })), { name: `${catalogue[0].name}@alt`, fault: catalogue[0], style: 'alt' }];
+  const projects = trialProjects(trials);
+  assert.deepEqual(projects.flatMap((p) => p.trials?.map((t) => t.name) ?? []).sort(), trials.map((t) => t.name).sort());
+  for (const p of projects) {
+    const rules = p.trials?.map((t) => t.rule) ?? [];
+    assert.equal(new Set(rules).size, rules.length, `${p.name} holds two faults of one rule`);
+    assert.deepEqual(p.rules, rules);
+    for (const t of p.trials ?? []) assert.equal(trials.find((x) => x.name === t.name)?.style, p.style);
+  }
+  const most = Math.max(...catalogue.map((f) => catalogue.filter((g) => g.rule === f.rule).length));
+  assert.equal(projects.filter((p) => p.style === 'default').length, most);
+  assert.equal(projects.filter((p) => p.style === 'alt').length, 1);
 });
