@@ -7,7 +7,7 @@
 // by default, `--seed=S`), `--faults=all` (the default) every one, `--only=F70,F83` those; `--styles=a,c` limits the
 // baselines; `--throttled` runs styles e and f with their throttles on and every baseline at the suite's default
 // pace, as a user's run would go (without it the throttles are off and runs go as fast as the server allows);
-// `--reference=FILE` takes the reference's verdicts from a report already made (CI: the mutation run's baseline).
+// `--reference=FILE` takes the reference's verdicts from a report already made (CI: its one recording).
 // Writes reports/independent.md and reports/independent.json; exits non-zero when a baseline fails or a fault is
 // judged otherwise than its level asks.
 import { execFileSync, spawn } from 'node:child_process';
@@ -252,20 +252,9 @@ export function draw(all: Fault[], count: string, seed: string, styles: string[]
   });
 }
 
-/** How long a reference report given by --reference is waited for: CI makes it beside this run (npm run mutation). */
-const REFERENCE_WAIT_MS = 15 * 60_000;
-
-/**
- * The reference's verdicts: the report given, once it exists (CI's mutation run writes it while these runs go on;
- * it is written whole, by a rename), or a live run against the reference server in its default style.
- */
+/** The reference's verdicts: a report already made (CI: its one recording), or a live run against the reference server in its default style. */
 async function referenceVerdicts(file: string | undefined): Promise<ConformanceReport> {
-  if (file) {
-    for (const waitUntil = Date.now() + REFERENCE_WAIT_MS; !existsSync(file); await new Promise((r) => setTimeout(r, 1000))) {
-      if (Date.now() > waitUntil) throw new Error(`--reference=${file}: no such report after ${REFERENCE_WAIT_MS / 60_000} min`);
-    }
-    return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
-  }
+  if (file) return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
   const dir = join(OUT, 'reference');
   rmSync(dir, { recursive: true, force: true });
   const env = childEnvironment({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REPORTS_DIR: dir, CI: '1' });

@@ -7,7 +7,8 @@
 // caught only by rules other than its own.
 // It also runs the whole suite against K correct servers drawn from the reference's style space (reference/style.ts)
 // by a seed, the commit's by default (`--styles=K`, `--seed=S`): each must get the default style's verdict on every
-// MUST and SHOULD rule, and a difference is shrunk to the single choice that causes it.
+// MUST and SHOULD rule, and a difference is shrunk to the single choice that causes it. `--baseline=FILE` takes the
+// default style's baseline from a live run's conformance.json instead of making it (CI's one recording).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const started = process.hrtime.bigint();
   // `npm run mutation -- <fault>…` runs only the named faults, for a developer working on them.
-  const { named, styles: sampled, seed } = parseArguments(process.argv.slice(2));
+  const { named, styles: sampled, seed, baseline: baselineFile } = parseArguments(process.argv.slice(2));
   const unknown = named.filter((name) => !faultCatalogue().some((fault) => fault.name === name));
   if (unknown.length > 0) throw new Error(`not in reference/faults.ts: ${unknown.join(', ')}`);
   const faults = faultCatalogue().filter((fault) => named.length === 0 || named.includes(fault.name));
@@ -141,10 +142,13 @@ async function main(): Promise<void> {
   const project = (trial: Trial): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style });
   // One Playwright run for both styles' baselines (a correct server of either style passes, and every rule gets one
   // verdict in both) and every fault with its own rule's tests: the baselines, the longest projects, go first.
-  const baselineProjects = STYLE_NAMES.map((style): MutationProject => ({ name: baselineOf(style), style }));
+  // `--baseline=FILE`: the default style's verdicts from a live run of the reference already made (CI records once
+  // for every proof: .ci/run); any correct run of the default style gives them, whatever its seeds and clock.
+  const given: Run | undefined = baselineFile ? { name: baselineOf('default'), seconds: 0, report: JSON.parse(readFileSync(baselineFile, 'utf8')) as ConformanceReport } : undefined;
+  const baselineProjects = STYLE_NAMES.filter((style) => !(given && style === 'default')).map((style): MutationProject => ({ name: baselineOf(style), style }));
   const sampledProjects = sampled.map((style, i): MutationProject => ({ name: `sampled-${i + 1}`, style }));
   const own = await runProjects('own-rule', [...baselineProjects, ...sampledProjects, ...trialProjects(trials)], limit);
-  const baselines = new Map(baselineProjects.map(({ name }) => [name, own.get(name) as Run]));
+  const baselines = new Map([...baselineProjects.map(({ name }): [string, Run] => [name, own.get(name) as Run]), ...(given ? [[given.name, given] as [string, Run]] : [])]);
   const baseline = baselines.get(baselineOf('default')) as Run;
   const judged = (trial: Trial, runs: Map<string, Run>) => ({ ...judge(trial.fault, runs.get(trial.name) as Run, baselines.get(baselineOf(trial.style)) as Run), fault: trial.name });
   const first = trials.map((trial) => judged(trial, own));
@@ -180,7 +184,7 @@ async function main(): Promise<void> {
 
   writeFileSync(
     join(ROOT, 'reports', 'mutation.json'),
-    `${JSON.stringify({ totalSeconds, parallel: limit, baseline: { seconds: baseline.seconds, mustFailures: baselineMust, styleDifferences }, sampledStyles: { seed, styles: styleResults }, faults: results, problems }, null, 2)}\n`,
+    `${JSON.stringify({ totalSeconds, parallel: limit, baseline: { ...(baselineFile ? { from: baselineFile } : { seconds: baseline.seconds }), mustFailures: baselineMust, styleDifferences }, sampledStyles: { seed, styles: styleResults }, faults: results, problems }, null, 2)}\n`,
   );
   const rows = results.map((r) => `| ${r.fault} | ${r.level} | ${r.rule} | ${r.outcome} | ${r.failingRules.join(', ') || '–'} | ${r.seconds.toFixed(1)} |`);
   writeFileSync(
@@ -216,14 +220,14 @@ async function main(): Promise<void> {
 const DEFAULT_STYLE_SAMPLES = 4;
 
 /** `<fault>…`, `--styles=K` (sampled styles, default 4) and `--seed=S` (default: this commit, so CI explores the space over time). */
-export function parseArguments(args: readonly string[]): { named: string[]; styles: string[]; seed: string } {
+export function parseArguments(args: readonly string[]): { named: string[]; styles: string[]; seed: string; baseline?: string } {
   const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const unknown = args.filter((arg) => arg.startsWith('--') && !/^--(styles|seed)=/.test(arg));
-  if (unknown.length > 0) throw new Error(`unknown options ${unknown.join(' ')}; known: --styles=K (sampled correct styles), --seed=S (their seed)`);
+  const unknown = args.filter((arg) => arg.startsWith('--') && !/^--(styles|seed|baseline)=/.test(arg));
+  if (unknown.length > 0) throw new Error(`unknown options ${unknown.join(' ')}; known: --styles=K (sampled correct styles), --seed=S (their seed), --baseline=FILE (the default style's baseline, already made)`);
   const count = Number(option('styles') ?? DEFAULT_STYLE_SAMPLES);
   if (!Number.isInteger(count) || count < 0) throw new Error(`--styles=${option('styles')} is not a whole number of styles to sample`);
   const seed = option('seed') ?? commitSeed();
-  return { named: args.filter((arg) => !arg.startsWith('--')), styles: Array.from({ length: count }, (_, i) => styleSpec(sampleStyle(`${seed}:${i}`))), seed };
+  return { named: args.filter((arg) => !arg.startsWith('--')), styles: Array.from({ length: count }, (_, i) => styleSpec(sampleStyle(`${seed}:${i}`))), seed, baseline: option('baseline') };
 }
 
 /** This commit's short hash, or a fixed word outside a git checkout. */

@@ -30,6 +30,18 @@ function run(script: string, env: Record<string, string>): { status: number | nu
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
+/**
+ * The recording to judge: made here, or, with RECORDED_RUN, one already made the same way (`FIXTURES_DIR=<dir>/fixtures
+ * REPORTS_DIR=<dir>/reports npm run --silent record`, its output in <dir>/output.txt and exit status in <dir>/status):
+ * .ci/run records once for this test and the proofs that take the reference's verdicts from it.
+ */
+function recording(): { dir: string; status: number | null; output: string } {
+  const given = process.env.RECORDED_RUN;
+  if (given) return { dir: given, status: Number(readFileSync(join(given, 'status'), 'utf8')), output: readFileSync(join(given, 'output.txt'), 'utf8') };
+  const dir = join(work, 'recorded');
+  return { dir, ...run('record', { FIXTURES_DIR: join(dir, 'fixtures'), REPORTS_DIR: join(dir, 'reports') }) };
+}
+
 /** What an earlier run left in a reports folder. */
 const STALE = [
   ['allure-results', '00000000-0000-4000-8000-000000000000-result.json'],
@@ -40,11 +52,11 @@ const verdicts = (file: string) =>
   Object.fromEntries((JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport).rules.map((rule) => [rule.id, rule.verdict]));
 
 describe('recorded fixtures', () => {
-  let recorded: { status: number | null; output: string };
+  let recorded: { dir: string; status: number | null; output: string };
   let replayed: { status: number | null; output: string };
   before(() => {
     // Record into a folder of its own, then replay the committed fixtures: both reports are compared below.
-    recorded = run('record', { FIXTURES_DIR: join(work, 'fixtures'), REPORTS_DIR: join(work, 'record') });
+    recorded = recording();
     // An earlier run's Allure result and blob report in the replay's folder: the run must not keep them.
     for (const [folder, name] of STALE) {
       mkdirSync(join(work, 'replay', folder), { recursive: true });
@@ -60,16 +72,16 @@ describe('recorded fixtures', () => {
 
   test('re-recording gives byte-identical files', () => {
     const committed = files(FIXTURES).map((path) => relative(FIXTURES, path));
-    const fresh = files(join(work, 'fixtures')).map((path) => relative(join(work, 'fixtures'), path));
+    const fresh = files(join(recorded.dir, 'fixtures')).map((path) => relative(join(recorded.dir, 'fixtures'), path));
     assert.deepEqual(fresh, committed, 'the set of fixture files differs: run npm run record and commit fixtures/');
     for (const name of committed) {
-      assert.ok(readFileSync(join(FIXTURES, name)).equals(readFileSync(join(work, 'fixtures', name))), `fixtures/${name} differs from a fresh recording`);
+      assert.ok(readFileSync(join(FIXTURES, name)).equals(readFileSync(join(recorded.dir, 'fixtures', name))), `fixtures/${name} differs from a fresh recording`);
     }
   });
 
   test('replaying the fixtures passes and gives every rule the verdict of the recorded run', () => {
     assert.equal(replayed.status, 0, replayed.output.slice(-3000));
-    assert.deepEqual(verdicts(join(work, 'replay', 'conformance.json')), verdicts(join(work, 'record', 'conformance.json')));
+    assert.deepEqual(verdicts(join(work, 'replay', 'conformance.json')), verdicts(join(recorded.dir, 'reports', 'conformance.json')));
   });
 
   test("a run's reports are its own: Allure's results of an earlier run and an old blob report are gone", () => {
