@@ -238,9 +238,10 @@ describe('clock rules judged across runs, against a server whose test clock the 
       writeFileSync(join(bench.stateDir, planted[0]), JSON.stringify({ ...stored, target: { ...stored.target, origin: 'https://other.example.test' } }));
       writeFileSync(join(bench.stateDir, planted[1]), '{"format": ');
 
-      // Half an hour later: within the public hour of the first run's upload, short of the hour for the rest.
+      // Half an hour later: within the public hour of the first run's upload, short of the hour for the rest. One
+      // worker from here: the first run's two wrote the state at once; each test reads and writes only its own files.
       await bench.advance(2000);
-      const second = await bench.run(AGED_RULES, { workers: 2 });
+      const second = await bench.run(AGED_RULES);
       assert.equal(second.status, 0, second.output.slice(-3000));
       assert.equal(second.rules.get('SECURE-PUBLIC-WINDOW')?.verdict, 'passed');
       assert.match(detail(second, 'SECURE-PUBLIC-WINDOW'), /^judged on an upload made 3[34] min earlier by the server's clock/);
@@ -253,7 +254,7 @@ describe('clock rules judged across runs, against a server whose test clock the 
 
       // Past the hour of both earlier runs' uploads.
       await bench.advance(HOUR + 100);
-      const third = await bench.run(AGED_RULES, { workers: 2 });
+      const third = await bench.run(AGED_RULES);
       assert.equal(third.status, 0, third.output.slice(-3000));
       const judged = AGED_RULES.filter((id) => !id.startsWith('CUTOVER-') && id !== 'SECURE-PUBLIC-WINDOW');
       assert.deepEqual(verdicts(third, judged), same(judged, 'passed'));

@@ -277,6 +277,9 @@ describe('npm run conformance against a live target', () => {
     rmSync(reports, { recursive: true, force: true });
   });
 
+  /** The one test of UPLOAD-ACCEPTED, its spec file named: the runner loads no other. */
+  const UPLOAD_ACCEPTED = ['specs/upload-fields.spec.ts', '--grep', 'UPLOAD-ACCEPTED'];
+
   /** The suite run as a child (asynchronously: the reference server answers from this process). */
   function conformance(env: Record<string, string>, args: string[]): Promise<{ status: number | null; output: string }> {
     const inherited = { ...process.env };
@@ -304,7 +307,7 @@ describe('npm run conformance against a live target', () => {
   test('an ACCESS_TOKEN that may not upload: the run stops with its one line, never a failure of the server', { timeout: 120_000 }, async () => {
     const scopeless = await listenReference({ seed: '1', testClock: { start: BEFORE_CUTOVER }, seedData: seedWithout('ACCESS_TOKEN', 'conversations/message.write') }, { host: '127.0.0.1', port: 0 });
     try {
-      const { status, output } = await conformance(environmentAt(scopeless), ['--grep', 'UPLOAD-ACCEPTED']);
+      const { status, output } = await conformance(environmentAt(scopeless), UPLOAD_ACCEPTED);
       assert.equal(status, 1, output);
       assert.match(output, /: 1 problem\n {2}ACCESS_TOKEN: POST \/conversations\/messages\/upload answered 403 .*it may not upload.*\nFix these, or set SKIP_PREFLIGHT=1/);
       assert.doesNotMatch(output, /Conformance of|Tests: |FAIL/);
@@ -317,7 +320,8 @@ describe('npm run conformance against a live target', () => {
   test('a server that runs inactive agents: the preflight names AGENT-INACTIVE, the run goes on and fails that rule', { timeout: 120_000 }, async () => {
     const faulty = await listenReference({ seed: '1', fault: 'agent-inactive-runs', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
     try {
-      const { status, output } = await conformance(environmentAt(faulty), ['--grep', 'AGENT-INACTIVE']);
+      // One test of the rule fails it: each failed test costs a worker of its own (Playwright replaces the worker after a failure).
+      const { status, output } = await conformance(environmentAt(faulty), ['specs/agent-execution.spec.ts', '--grep', 'AGENT-INACTIVE .*\\(first message, deprecated\\)']);
       assert.equal(status, 1, output);
       assert.match(output, /: 1 finding \(the run goes on.*\n {2}INACTIVE_AGENT_ID=.*or the server breaks AGENT-INACTIVE/);
       assert.match(output, /FAIL +MUST +AGENT-INACTIVE\n/);
@@ -328,7 +332,7 @@ describe('npm run conformance against a live target', () => {
   });
 
   test('SKIP_PREFLIGHT=1 runs the tests without it', { timeout: 120_000 }, async () => {
-    const { status, output } = await conformance(environmentAt(server, { SKIP_PREFLIGHT: '1' }), ['--grep', 'UPLOAD-ACCEPTED']);
+    const { status, output } = await conformance(environmentAt(server, { SKIP_PREFLIGHT: '1' }), UPLOAD_ACCEPTED);
     assert.equal(status, 0, output);
     assert.doesNotMatch(output, /Preflight of/);
     assert.match(output, /Conformance of .*\n[\s\S]*Tests: [1-9]\d* passed, 0 failed/);

@@ -40,10 +40,13 @@ interface Run {
   allure: { name: string; status: string; tags: string[]; message?: string; attachments: string[] }[];
 }
 
-/** Runs these tests of these spec files against a reference server with `fault`, and reads the reports it wrote. */
+/**
+ * Runs these tests of these spec files against a reference server with `fault`, and reads the reports it wrote. One
+ * worker: the formats are the point, not parallelism, and a second worker costs its start and its reference server.
+ */
 async function runTests(name: string, fault: string, files: string[], grep: string, env: Record<string, string> = {}): Promise<Run> {
   const reports = join(work, name);
-  const ran = spawnSync(process.execPath, [PLAYWRIGHT, 'test', ...files, '--grep', grep], {
+  const ran = spawnSync(process.execPath, [PLAYWRIGHT, 'test', ...files, '--grep', grep, '--workers=1'], {
     cwd: ROOT,
     env: { ...process.env, SUITE_MODE: 'live', REFERENCE_SERVER: '1', FAULT: fault, CI: '1', ...env, REPORTS_DIR: reports },
     encoding: 'utf8',
