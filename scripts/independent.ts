@@ -276,13 +276,13 @@ async function main(): Promise<void> {
   const again = only ? `--only=${only.join(',')}` : `--faults=${faultCount} --seed=${seed}`;
   console.log(`Independent server: styles ${styles.join(', ')} (${pace}); ${faultJobs.length} of ${catalogue.length} faults (npm run independent -- ${again}), ${parallel} at a time`);
   const print = (done: Done) => console.log(`  ${done.name}: exit ${done.exit}, ${done.seconds.toFixed(0)} s`);
-  // Paced runs wait more than they compute: all at once, beside the others, which compute: as many at a time as
-  // there are cores, the baselines first.
+  // Paced runs wait more than they compute (a quarter of a core each): twice as many at a time as there are cores,
+  // beside the others, which compute: as many at a time as there are cores, the baselines first.
   const jobs = [...baselineJobs, ...faultJobs];
   const paced = jobs.filter((job) => job.rateLimit <= PACED);
   const [reference, runs] = await Promise.all([
     referenceVerdicts(referenceFile),
-    Promise.all([pool(paced, paced.length, print), pool(jobs.filter((job) => !paced.includes(job)), parallel, print)]).then((parts) => parts.flat()),
+    Promise.all([pool(paced, 2 * parallel, print), pool(jobs.filter((job) => !paced.includes(job)), parallel, print)]).then((parts) => parts.flat()),
   ]);
   const baselines = runs.filter((done) => !done.fault);
   const problems = baselines.flatMap(baselineProblems);

@@ -401,6 +401,30 @@ class EveryWireFormStep extends StepsInTurn {
 /** Reads every file of the run once, anonymously. */
 const readSweep = () => new SweepStep('GET the URL of every file of the run, anonymously', (model) => model.files, (index) => new ReadStep(index));
 
+/**
+ * A new file under the name of an earlier non-secure file of the run (one uploaded first where the run has none), then
+ * every file read: a server that keys what it stores by the name shows it whatever was drawn. The closing step of the
+ * names' profile: drawn reuses alone took secure files' names, or none, at some seeds (upload-name-overwrites at
+ * GENERATOR_SEED 177718646).
+ */
+class NameTakenAgainStep extends StepsInTurn {
+  check(): boolean {
+    return true;
+  }
+
+  toString(): string {
+    return "an upload under an earlier non-secure file's name, then every file read";
+  }
+
+  protected async parts(model: Model, real: Real): Promise<void> {
+    if (!model.files.some((file) => file.kind === 'permanent')) await this.part(closingUpload({}), model, real);
+    const earlier = model.files.findIndex((file) => file.kind === 'permanent');
+    // Its new file's size differs from every earlier one's, so its bytes do too (modelFileSize).
+    if (earlier >= 0) await this.part(closingUpload({ reuse: earlier }), model, real);
+    await this.part(readSweep(), model, real);
+  }
+}
+
 // ——— signed URLs ———
 
 /** Who asks GET /files/d/{slug}: a files.readonly token (must get the file), one without the scope, another location's. */
@@ -779,7 +803,7 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
 
 /**
  * The step each drawn sequence of a profile ends with: what the drawn steps left is then looked at, whatever they
- * were: every secure file's signed URL; every file read after uploads that reuse names; a session on each path, then
+ * were: every secure file's signed URL; an upload under an earlier non-secure file's name, then every file read; a session on each path, then
  * every session continued after others began; a token of each exchange, then every token tried; every target across
  * the change; a secure upload in every wire form. Drawn only, a fault that needs that last look went unseen at some
  * seeds (signed-url-first-file-of-upload at 6, upload-name-overwrites at 3, session-continues-latest at 5, with three
@@ -790,7 +814,7 @@ export function closingOf(name: ProfileName, can: Capabilities): Step {
     case 'signed URLs':
       return unsignedSweep();
     case 'names and reads':
-      return readSweep();
+      return new NameTakenAgainStep();
     case 'the change':
       return new EveryTargetStep(targetsOf(can));
     case 'wire forms':
