@@ -49,6 +49,8 @@ interface WorkerFixtures {
   secrets: Secrets;
   /** The refresh token to spend next. */
   refreshChain: RefreshChain;
+  /** The mutation run's trials (by name) a test of this worker has caught. */
+  caughtTrials: Set<string>;
 }
 
 interface TestFixtures {
@@ -56,6 +58,8 @@ interface TestFixtures {
   serverFault: string | undefined;
   /** In the mutation run, a failed test does not cost its worker. */
   keepWorkerAfterFailure: void;
+  /** In the mutation run, the tests of a rule whose fault another test has caught skip. */
+  skipCaughtTrial: void;
   /** Only a test the network left without a verdict is run again. */
   onlyNetworkReruns: void;
   /** A SHOULD rule found broken is a warning: the test passes, carrying the finding. */
@@ -176,6 +180,21 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     async ({ config }, use, testInfo) => {
       await use();
       if (config.mutation && testInfo.status === 'failed') testInfo.expectedStatus = 'failed';
+    },
+    { auto: true, box: 'self' },
+  ],
+
+  // npm run mutation: a trial's fault is killed by any failed test of its rule (or a SHOULD warning), so once one has
+  // caught it the rule's other tests in this worker have nothing left to prove of it. They skip, before the server is
+  // rebuilt for them: the trials' share of the run's CPU is the tests they run.
+  caughtTrials: [async ({}, use) => use(new Set<string>()), { scope: 'worker' }],
+  skipCaughtTrial: [
+    async ({ trials, caughtTrials }, use, testInfo) => {
+      const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0];
+      const trial = trials?.find((candidate) => candidate.rule === rule);
+      testInfo.skip(trial !== undefined && caughtTrials.has(trial.name), `${trial?.fault} is caught already by another test of ${rule}`);
+      await use();
+      if (trial && (testInfo.status === 'failed' || notesOf(testInfo.annotations, ANNOTATION.shouldWarning).length > 0)) caughtTrials.add(trial.name);
     },
     { auto: true, box: 'self' },
   ],
