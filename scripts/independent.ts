@@ -238,18 +238,35 @@ export function parseArguments(args: readonly string[]) {
   };
 }
 
-/** K faults drawn by the seed (each fault's rank is a digest of the seed and its id), or the named ones, each against a style drawn the same way among those it can show in. */
+/**
+ * K faults drawn by the seed, each level in its share of the catalogue (largest remainders), so that a draw costs
+ * about the same whatever the seed: a MUST fault's run stops at its first failure, another level's runs whole. Within
+ * a level, a fault's rank is a digest of the seed and its id. Or the named ones. Each runs against a style drawn the
+ * same way among those it can show in.
+ */
 export function draw(all: Fault[], count: string, seed: string, styles: string[], only?: string[]): Omit<Job, 'throttled'>[] {
   const unknown = only?.filter((id) => !all.some((fault) => fault.id === id));
   if (unknown?.length) throw new Error(`--only: ${unknown.join(', ')} not among the server's faults (node server.mjs --list-faults)`);
   const rank = (text: string) => createHash('sha256').update(`${seed}:${text}`).digest().readUInt32BE(0);
-  const chosen = only ? all.filter((fault) => only.includes(fault.id)) : count === 'all' ? all : [...all].sort((x, y) => rank(x.id) - rank(y.id)).slice(0, Number(count));
+  const chosen = only ? all.filter((fault) => only.includes(fault.id)) : count === 'all' ? all : stratified(all, Number(count), rank);
   return chosen.flatMap((fault) => {
     const possible = styles.filter((style) => !NOT_IN_STYLE[fault.id]?.includes(style));
     if (possible.length === 0) return [];
     const style = possible[rank(`${fault.id}:style`) % possible.length];
     return [{ name: `${fault.id}-${style}`, style, fault, rateLimit: fastRateLimit(style) }];
   });
+}
+
+/** K faults, each level's share of them by largest remainders, the lowest-ranked of each level. */
+function stratified(all: Fault[], count: number, rank: (text: string) => number): Fault[] {
+  const levels = [...new Set(all.map((fault) => fault.level))].map((level) => {
+    const faults = all.filter((fault) => fault.level === level).sort((x, y) => rank(x.id) - rank(y.id));
+    const share = (count * faults.length) / all.length;
+    return { faults, take: Math.floor(share), remainder: share - Math.floor(share) };
+  });
+  const left = Math.min(count, all.length) - levels.reduce((sum, level) => sum + level.take, 0);
+  for (const level of [...levels].sort((x, y) => y.remainder - x.remainder).slice(0, left)) level.take += 1;
+  return levels.flatMap((level) => level.faults.slice(0, level.take));
 }
 
 /** The reference's verdicts: a report already made (CI: its one recording), or a live run against the reference server in its default style. */

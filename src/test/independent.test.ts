@@ -55,3 +55,13 @@ test('the options: five styles by default, --throttled, --only, --reference; an 
   assert.throws(() => parseArguments(['--fast']), /unknown arguments --fast/);
   assert.throws(() => parseArguments(['--styles=b']), /b is not a style/);
 });
+
+test("the draw takes each level in its share of the catalogue, whatever the seed: 73 MUST, 15 SHOULD and 2 INFO faults give 5 and 1 of 6", () => {
+  const levels = [...Array(73).fill('must'), ...Array(15).fill('should'), ...Array(2).fill('info')] as Fault['level'][];
+  const all = levels.map((level, i) => fault(level, `F${String(i + 1).padStart(2, '0')}`));
+  for (let seed = 0; seed < 20; seed++) {
+    const drawn = draw(all, '6', String(seed), ['a']).map((job) => job.fault?.level);
+    assert.deepEqual([drawn.filter((l) => l === 'must').length, drawn.filter((l) => l === 'should').length, drawn.filter((l) => l === 'info').length], [5, 1, 0], `seed ${seed}`);
+  }
+  assert.equal(draw(all, '45', 'x', ['a']).filter((job) => job.fault?.level === 'info').length, 1);
+});
