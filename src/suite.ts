@@ -54,7 +54,9 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
-  /** The fault of this test's reference server: its project's, or its rule's trial's in a project of several faults. */
+  /** In a project of several faults (npm run mutation), the trial of this test's rule. */
+  trial: MutationTrial | undefined;
+  /** The fault of this test's reference server: its project's, or its trial's. */
   serverFault: string | undefined;
   /** In the mutation run, a failed test does not cost its worker. */
   keepWorkerAfterFailure: void;
@@ -122,13 +124,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   style: [undefined, { option: true, scope: 'worker' }],
   trials: [undefined, { option: true, scope: 'worker' }],
 
-  serverFault: [
-    async ({ fault, trials }, use, testInfo) => {
+  trial: [
+    async ({ trials }, use, testInfo) => {
       const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0];
-      await use(trials?.find((trial) => trial.rule === rule)?.fault ?? fault);
+      await use(trials?.find((trial) => trial.rule === rule));
     },
     { box: 'self' },
   ],
+  serverFault: [async ({ fault, trial }, use) => use(trial?.fault ?? fault), { box: 'self' }],
 
   timeTravel: ['test-clock', { option: true }],
 
@@ -189,10 +192,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   // rebuilt for them: the trials' share of the run's CPU is the tests they run.
   caughtTrials: [async ({}, use) => use(new Set<string>()), { scope: 'worker' }],
   skipCaughtTrial: [
-    async ({ trials, caughtTrials }, use, testInfo) => {
-      const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0];
-      const trial = trials?.find((candidate) => candidate.rule === rule);
-      testInfo.skip(trial !== undefined && caughtTrials.has(trial.name), `${trial?.fault} is caught already by another test of ${rule}`);
+    async ({ trial, caughtTrials }, use, testInfo) => {
+      testInfo.skip(trial !== undefined && caughtTrials.has(trial.name), `${trial?.fault} is caught already by another test of ${trial?.rule}`);
       await use();
       if (trial && (testInfo.status === 'failed' || notesOf(testInfo.annotations, ANNOTATION.shouldWarning).length > 0)) caughtTrials.add(trial.name);
     },
