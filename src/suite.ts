@@ -11,7 +11,7 @@ import { parameter, tag } from 'allure-js-commons/sync';
 import { UploadState } from './time/aged-state.ts';
 import { ANNOTATION, notesOf, REPLAY_OUT_OF_DATE } from './report/annotations.ts';
 import { accepted, Api, type Reply } from './client/api.ts';
-import { describeTarget, type MutationTrial, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId } from './config/config.ts';
+import { describeTarget, type MutationTrial, pickIds, RECORD_COMMAND, type Secret, secretsByName, SETTINGS, suiteConfig, type SuiteConfig, type Target, type TargetId, trialOf } from './config/config.ts';
 import { contractLink } from './report/contract-page.ts';
 import { Evidence, judge } from './client/evidence.ts';
 import { reproducerDir, writeReproducer } from './client/reproducer.ts';
@@ -125,10 +125,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   trials: [undefined, { option: true, scope: 'worker' }],
 
   trial: [
-    async ({ trials }, use, testInfo) => {
-      const rule = notesOf(testInfo.annotations, ANNOTATION.rule)[0];
-      await use(trials?.find((trial) => trial.rule === rule));
-    },
+    async ({ trials }, use, testInfo) => use(trialOf(trials, notesOf(testInfo.annotations, ANNOTATION.rule)[0])),
     { box: 'self' },
   ],
   serverFault: [async ({ fault, trial }, use) => use(trial?.fault ?? fault), { box: 'self' }],

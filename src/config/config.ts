@@ -174,6 +174,9 @@ export interface MutationTrial {
   readonly rule: RuleId;
 }
 
+/** In a project of several faults, the trial that serves this rule's tests. */
+export const trialOf = (trials: readonly MutationTrial[] | undefined, rule: string | undefined) => trials?.find((trial) => trial.rule === rule);
+
 // The recorded target (fixtures/target.json): written by a recording (src/client/recording.ts), read here for replay.
 export const BASE_PLACEHOLDER = '{base_url}';
 /** Replay talks to this origin; nock answers for it, nothing resolves it. */

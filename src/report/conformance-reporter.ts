@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
-import { describeTarget, type MutationTrial, replayNotice, suiteConfig, type SuiteConfig } from '../config/config.ts';
+import { describeTarget, type MutationTrial, replayNotice, suiteConfig, type SuiteConfig, trialOf } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { writeContractPage } from './contract-page.ts';
@@ -131,7 +131,7 @@ export default class ConformanceReporter implements Reporter {
       : message || noVerdict[0] || `the test ended ${result.status} without a message`;
     // By project, or by trial where a project serves several faults (npm run mutation: one report per fault).
     const use = (test.parent.project()?.use ?? {}) as { fault?: string; style?: string; trials?: readonly MutationTrial[] };
-    const trial = use.trials?.find((t) => t.rule === ruleId);
+    const trial = trialOf(use.trials, ruleId);
     const project = !this.#byProject ? '' : (trial?.name ?? test.parent.project()?.name ?? '');
     this.#servers.set(project, { fault: trial?.fault ?? use.fault, style: use.style });
     this.#durations.set(project, (this.#durations.get(project) ?? 0) + result.duration);
