@@ -3,7 +3,7 @@
 // every answer judged by a model of the contract's state. Each test draws the operations its rule is most exposed to;
 // a disagreement on any rule is reported under that rule with the shortest sequence that shows it.
 import type { RuleId } from '../src/contract/rules.ts';
-import type { ProfileName } from '../src/model/commands.ts';
+import type { ProfileName } from '../src/model/generator.ts';
 import { forEverySequence, observe, requireSettings, rule, test } from '../src/suite.ts';
 
 const SEQUENCES: { rule: RuleId; statement: string; profile: ProfileName }[] = [

@@ -30,7 +30,7 @@ import { excerpt } from './checks/expectations.ts';
 import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
 import type { Case } from './contract/domains.ts';
 import type { Space } from './contract/generate.ts';
-import { closingOf, type ProfileName, profileOf } from './model/commands.ts';
+import { closingOf, type ProfileName, profileOf } from './model/generator.ts';
 import { Model } from './model/model.ts';
 import { describeSequence, runSequences } from './model/run.ts';
 

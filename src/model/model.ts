@@ -75,6 +75,8 @@ export class Model {
   /** Disagreements that leave the model's state sound (a file of the wrong kind, a read, a refusal that was due): the sequence goes on. */
   readonly noted: Disagreement[] = [];
   uploads = 0;
+  /** The file and the session the last step acted on: a step drawn with FOCUS acts on them too (step.ts). */
+  readonly focus: { file?: ModelFile; session?: ModelSession } = {};
   /** Whether the foreign agent ran with its own location's token, the control of every refusal there. */
   foreignControl: 'unknown' | 'accepted' | 'refused' = 'unknown';
 

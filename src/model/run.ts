@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { InfrastructureError } from '../client/api.ts';
 import { ReplayMismatchError } from '../client/transport.ts';
 import type { RuleId } from '../contract/rules.ts';
-import type { Real, Step } from './commands.ts';
+import type { Real, Step } from './step.ts';
 import { Disagreement, type Model } from './model.ts';
 
 export interface SequenceOptions {

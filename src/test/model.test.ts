@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { modelFileSize, ParallelStep, type Real, SIZE_SPREAD, Step, StepsInTurn } from '../model/commands.ts';
+import { type Real, Step, StepsInTurn } from '../model/step.ts';
+import { modelFileSize, SIZE_SPREAD } from '../model/uploads.ts';
+import { ParallelStep } from '../model/overlaps.ts';
 import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
 import { describeSequence, runSequences } from '../model/run.ts';
 import { REGIME_INSTANTS } from '../checks/requests.ts';
@@ -64,7 +66,9 @@ describe('the model of the contract', () => {
  */
 let racing = 0;
 class Toy extends Step {
-  constructor(readonly kind: 'mark' | 'check' | 'idle' | 'refused' | 'racer', readonly rule: 'SESSION-CONTINUE' | 'SECURE-SIGNED-URL' = 'SESSION-CONTINUE') {
+  readonly kind = 'upload';
+
+  constructor(readonly does: 'mark' | 'check' | 'idle' | 'refused' | 'racer', readonly rule: 'SESSION-CONTINUE' | 'SECURE-SIGNED-URL' = 'SESSION-CONTINUE') {
     super();
   }
 
@@ -73,12 +77,12 @@ class Toy extends Step {
   }
 
   toString(): string {
-    return this.kind === 'check' ? `check (${this.rule})` : this.kind;
+    return this.does === 'check' ? `check (${this.rule})` : this.does;
   }
 
   protected async send(model: Model): Promise<boolean> {
-    if (this.kind === 'mark') model.uploads += 1;
-    if (this.kind !== 'racer') return false;
+    if (this.does === 'mark') model.uploads += 1;
+    if (this.does !== 'racer') return false;
     racing += 1;
     await new Promise((resolve) => setImmediate(resolve));
     const overlapped = racing > 1;
@@ -88,8 +92,8 @@ class Toy extends Step {
 
   protected async judge(model: Model, _real: Real, overlapped: unknown): Promise<void> {
     if (overlapped) model.note(new Disagreement('SESSION-CONTINUE', 'another step was sent while a racer was in flight'));
-    if (this.kind === 'refused') throw new NotApplicable('a form the server may refuse');
-    if (this.kind === 'check' && model.uploads >= 2) model.note(new Disagreement(this.rule, `${model.uploads} marks`));
+    if (this.does === 'refused') throw new NotApplicable('a form the server may refuse');
+    if (this.does === 'check' && model.uploads >= 2) model.note(new Disagreement(this.rule, `${model.uploads} marks`));
   }
 }
 

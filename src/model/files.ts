@@ -1,0 +1,117 @@
+// Reads of the run's files: anonymous GETs of their URLs, and signed URLs asked for by any caller.
+import { accepted, type Reply } from '../client/api.ts';
+import { offeredUrls, slugOf } from '../checks/discover.ts';
+import type { RuleId } from '../contract/rules.ts';
+import { Disagreement, type Model, type ModelFile, mustAccept, NotApplicable, shown } from './model.ts';
+import { FOCUS, IndexedStep, type Real, Step, SweepStep } from './step.ts';
+
+/** An anonymous GET of a file's URL, as the upload's answer gave it. */
+export class ReadStep extends IndexedStep {
+  readonly kind = 'read';
+
+  protected among(model: Readonly<Model>): number {
+    return model.files.length;
+  }
+
+  toString(): string {
+    return `GET the URL of file ${this.index} (wrapping around the run's files), anonymously`;
+  }
+
+  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply: Reply | undefined }> {
+    const file = this.chosen(model.files, model.focus.file);
+    model.focus.file = file;
+    real.log[real.log.length - 1] = `GET the URL of file ${file.label} (${file.file.name}, ${file.kind}), anonymously`;
+    return { file, reply: await real.api.offered(`model: read ${file.label}`, file.url) };
+  }
+
+  protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
+    const { file, reply } = sent as { file: ModelFile; reply: Reply | undefined };
+    if (reply === undefined) throw new NotApplicable(`${real.api.evidence.redact(file.url)} could not be reached`);
+    const expected = model.expectedRead(file);
+    if (expected === 'open') throw new NotApplicable(`file ${file.label} is within ${Math.round((model.now - file.uploadedAt) / 1000)} s of its hour's end, where a running clock leaves the answer open`);
+    const age = `${Math.round((model.now - file.uploadedAt) / 1000)} s after its upload`;
+    if (expected.serve && !accepted(reply)) return model.note(new Disagreement(expected.rule, `file ${file.label} (${file.kind}) ${age}: its URL answered ${shown(reply)}`));
+    const other = model.fileServedBy(reply);
+    if (expected.serve && other !== file) {
+      return model.note(new Disagreement(expected.exact, `file ${file.label} (${file.kind}) ${age}: its URL served ${other ? `the bytes of file ${other.label} (${other.file.name})` : `${reply.body.length} other bytes`}`));
+    }
+    if (!expected.serve && (other === file || reply.status >= 500)) return model.note(new Disagreement(expected.rule, `file ${file.label} ${age}: its URL answered ${reply.status} ${other === file ? 'with its bytes, anonymously' : '(a server error)'}`));
+  }
+}
+
+
+/** Reads every file of the run once, anonymously. */
+export const readSweep = () => new SweepStep('GET the URL of every file of the run, anonymously', (model) => model.files, (index) => new ReadStep(index));
+
+
+
+/** Who asks GET /files/d/{slug}: a files.readonly token (must get the file), one without the scope, another location's. */
+export type SignedCaller = 'filesReadonly' | 'noFilesScope' | 'foreignAccess';
+
+const SIGNED_RULES: Record<SignedCaller, RuleId> = { filesReadonly: 'SECURE-SIGNED-URL', noFilesScope: 'SECURE-SCOPE-REQUIRED', foreignAccess: 'AUTH-TENANT-FILES' };
+
+export class SignedStep extends Step {
+  readonly kind = 'signed URL';
+
+  constructor(
+    readonly index: number,
+    readonly caller: SignedCaller,
+  ) {
+    super();
+  }
+
+  check(model: Readonly<Model>): boolean {
+    return model.secureFiles().length > 0;
+  }
+
+  toString(): string {
+    return `GET /files/d/{slug} of secure file ${this.index} (wrapping around) with ${this.caller}`;
+  }
+
+  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply?: Reply; skipped?: string }> {
+    const secure = model.secureFiles();
+    const file = this.index === FOCUS && model.focus.file?.kind === 'secure' ? model.focus.file : secure[Math.max(this.index, 0) % secure.length];
+    model.focus.file = file;
+    real.log[real.log.length - 1] = `GET /files/d/{slug} of file ${file.label} (${file.file.name}, upload #${file.upload}) with ${this.caller}`;
+    if (real.target.tokens[this.caller] === undefined) return { file, skipped: `${this.caller} is not configured` };
+    // Within its public hour a secure file may be served to anyone: only a private one tells what a token reaches.
+    const read = model.expectedRead(file);
+    if (this.caller !== 'filesReadonly' && (read === 'open' || read.serve)) return { file, skipped: `file ${file.label} is still public, and may be served to any caller` };
+    return { file, reply: await real.api.signedUrlFor(`model: signed URL of ${file.label} with ${this.caller}`, slugOf(file.url) as string, this.caller) };
+  }
+
+  protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
+    const { file, reply, skipped } = sent as { file: ModelFile; reply?: Reply; skipped?: string };
+    if (reply === undefined) throw new NotApplicable(skipped ?? 'not sent');
+    const rule = SIGNED_RULES[this.caller];
+    const what = `GET /files/d/{slug} of file ${file.label} with ${this.caller}`;
+    if (this.caller === 'filesReadonly') {
+      file.signed = true;
+      mustAccept(reply, what, rule);
+    }
+    if (reply.status >= 500) return model.note(new Disagreement(rule, `${what} answered ${shown(reply)}`));
+    const reads: Reply[] = [reply];
+    let unreachable = false;
+    for (const url of offeredUrls(reply)) {
+      const read = await real.api.offered(`model: follow the URL offered for ${file.label}`, url);
+      if (read) reads.push(read);
+      unreachable ||= read === undefined;
+    }
+    const servedOwn = reads.some((read) => model.fileServedBy(read) === file);
+    if (this.caller !== 'filesReadonly') {
+      if (servedOwn) return model.note(new Disagreement(rule, `${what}: the answer or a URL it offered served the file's bytes`));
+      return;
+    }
+    if (servedOwn) return;
+    const other = reads.map((read) => model.fileServedBy(read)).find((found) => found !== undefined);
+    if (other === undefined && unreachable) throw new NotApplicable(`${what}: a URL it offered could not be reached, and may be the one that serves it`);
+    model.note(new Disagreement(rule, `${what}: ${other ? `the signed URL served the bytes of file ${other.label} (${other.file.name}, upload #${other.upload})` : `no URL offered served its bytes (${shown(reply)})`}`));
+  }
+}
+
+/**
+ * Asks for the signed URL of every secure file of the run whose signed URL it has not asked for with files.readonly
+ * yet, in order: the later files of an upload as surely as its first, each once at least.
+ */
+export const unsignedSweep = () =>
+  new SweepStep('GET /files/d/{slug} with filesReadonly of every secure file not asked for yet', (model) => model.secureFiles(), (index) => new SignedStep(index, 'filesReadonly'), (file) => !file.signed);
