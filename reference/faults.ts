@@ -13,7 +13,7 @@ import {
 import { ruleById, type Level, type RuleId } from '../src/contract/rules.ts';
 import { EXECUTE_SCOPE } from './plugins/agents.ts';
 import { UPLOAD_SCOPE } from './plugins/upload.ts';
-import { type Policy, REPLACEMENT_PATHS } from './policy.ts';
+import { type Policy, REPLACEMENT_PATHS, sameNameInLocation } from './policy.ts';
 
 interface FaultEntry {
   readonly name: string;
@@ -83,6 +83,7 @@ export const FAULTS = [
   { name: 'signed-url-anonymous', rule: 'SECURE-PRIVATE-AFTER', breaks: 'answers GET /files/d/{slug} without a token with a signed URL', policy: { anonymousSignedUrls: true } },
   { name: 'secure-head-shows-file', rule: 'SECURE-PRIVATE-HEAD', breaks: "answers an anonymous HEAD of a private attachment with the file's Content-Type and Content-Length", policy: { privateHeadShowsFile: true } },
   { name: 'signed-scope-unchecked', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'gives a signed URL to any valid token', policy: { signedUrlChecksAccess: false } },
+  { name: 'signed-grant-reused', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'once a slug was signed for a files.readonly token, gives its signed URL to any valid token', policy: { signedGrantReused: true } },
   { name: 'signed-truncated-bytes', rule: 'SECURE-SIGNED-URL', breaks: 'serves the signed download without its last byte', policy: { signedDownloadRange: (file) => ({ start: 0, end: file.size - 2 }) } },
   { name: 'signed-scope-refused', rule: 'SECURE-SIGNED-URL', breaks: 'refuses a files.readonly token', policy: { issueSignedUrls: false } },
   { name: 'signed-refused-after-a-week', rule: 'SECURE-SIGNED-URL', breaks: 'gives no signed URL for a file older than a week', policy: { signedUrlMaxAgeMs: 7 * DAY_MS } },
@@ -163,13 +164,33 @@ export const FAULTS = [
 
   // Rules broken only in a sequence, an overlap or a wire form (the model's runs of src/model/, specs/model.spec.ts)
   { name: 'signed-url-first-file-of-upload', rule: 'SECURE-SIGNED-URL', breaks: 'signs, for a later file of an upload, the URL of its first file', policy: { signedFileOf: (_asked, first) => first } },
-  { name: 'upload-name-overwrites', rule: 'PERMANENT-URL-ANONYMOUS', breaks: "stores a non-secure file of a name the location already holds over that file, so the earlier upload's URL serves the new bytes", policy: { overwritesByName: true } },
+  { name: 'upload-name-overwrites', rule: 'PERMANENT-URL-ANONYMOUS', breaks: "stores a non-secure file of a name the location already holds over that file, so the earlier upload's URL serves the new bytes", policy: { overwrites: sameNameInLocation } },
   { name: 'cutover-email-only', rule: 'CUTOVER-ALL-SECURE', breaks: 'stores the uploads to conversations of channels other than email non-secure from 30 November 2026, whatever the flag', policy: { cutoverChannels: 'email' } },
   { name: 'session-continues-latest', rule: 'SESSION-CONTINUE', breaks: 'continues the session with the latest turn, whichever executionId a continuation sends', policy: { continuesLatestSession: true } },
   { name: 'secure-flag-dropped-after-file', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment when it comes after the file parts', policy: { droppedAfterFiles: new Set(['isSecureAttachment']) } },
   { name: 'upload-answers-crossed', rule: 'UPLOAD-URL-PER-FILE', breaks: 'answers the second of two uploads in flight together with the answer of the first', policy: { answerOfUpload: (own, answeredBeside) => answeredBeside[0] ?? own } },
   { name: 'secure-flag-dropped-chunked', rule: 'SECURE-URL-FORM', breaks: 'drops isSecureAttachment from a body sent in chunks, without a Content-Length', policy: { droppedWhenChunked: new Set(['isSecureAttachment']) } },
   { name: 'refreshed-token-any-location', rule: 'AUTH-TENANT-EXECUTE', breaks: 'lets an access token issued for a refresh token reach every location', policy: { refreshedTokensReachAnyLocation: true } },
+  { name: 'session-forks-on-optional-field', rule: 'SESSION-CONTINUE', breaks: 'answers a continuation that carries contactId or inputVariables in a new session', policy: { forksSession: ({ fields }) => fields.includes('contactId') || fields.includes('inputVariables') } },
+  { name: 'session-bound-to-other-token-forks', rule: 'SESSION-CONTINUE', breaks: 'answers a continuation by another token of the location than the one that started the session in a new session', policy: { forksSession: ({ session, token }) => token.value !== session.token.value } },
+  { name: 'session-ended-by-refused-turn', rule: 'SESSION-CONTINUE', breaks: 'ends a session once a continuation of it is refused: the next continuation is answered in a new session', policy: { forksSession: ({ refusedBefore }) => refusedBefore > 0 } },
+  { name: 'session-restarts-after-six-turns', rule: 'SESSION-CONTINUE', breaks: 'answers the seventh exchange of a session in a new session', policy: { forksSession: ({ session }) => session.turns >= 6 } },
+  { name: 'session-concurrent-fork', rule: 'SESSION-CONTINUE', breaks: 'answers the second of two continuations of one session in flight together in a new session', policy: { agentReplyMs: 50, forksSession: ({ beside }) => beside } },
+  // Broken only where an upload's data relates to an earlier upload's (src/contract/relations.ts)
+  {
+    name: 'upload-name-folded-overwrites',
+    rule: 'PERMANENT-URL-ANONYMOUS',
+    breaks: "keeps two files of one name apart but stores a non-secure file over the location's file whose name differs only in letter case, Unicode form, surrounding spaces or percent-encoding (its storage folds names)",
+    policy: { overwrites: (incoming, earlier) => earlier.locationId === incoming.locationId && earlier.fileName !== incoming.fileName && foldedName(earlier.fileName) === foldedName(incoming.fileName) },
+  },
+  { name: 'upload-dedupe-by-bytes', rule: 'SECURE-URL-FORM', breaks: "answers a file of bytes the location already holds with that file's entry, its URL and its kind, so a secure upload of bytes first uploaded without the flag gets a permanent URL", policy: { dedupesByBytes: true } },
+  {
+    name: 'upload-store-ignores-location',
+    rule: 'PERMANENT-URL-ANONYMOUS',
+    breaks: "stores a non-secure file over another location's file of the same name (its storage is keyed by name, without the location), so that file's URL serves the new bytes",
+    policy: { overwrites: (incoming, earlier) => earlier.locationId !== incoming.locationId && earlier.fileName === incoming.fileName },
+  },
+  { name: 'upload-refused-still-stored', rule: 'PERMANENT-URL-ANONYMOUS', breaks: "stores the files a refused upload sent before its refusal (five of six, those before a .exe) over the location's files of their names", policy: { storesRefusedFiles: true } },
 ] as const satisfies readonly FaultEntry[];
 
 export type FaultName = (typeof FAULTS)[number]['name'];
@@ -190,6 +211,17 @@ export function parseFault(name: string | undefined): FaultName | undefined {
     throw new Error(`FAULT=${name} is not in reference/faults.ts; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
   }
   return found.name;
+}
+
+/** A file name as a storage that folds names keys it: percent-decoded, trimmed, in NFC, in lower case. */
+function foldedName(name: string): string {
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    // Not percent-encoded after all: kept as it is.
+  }
+  return decoded.trim().normalize('NFC').toLowerCase();
 }
 
 /** Sends a file's bytes with the first one inverted. */

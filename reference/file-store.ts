@@ -84,9 +84,14 @@ export class FileStore {
     return this.#bySlug.get(slug);
   }
 
+  /** Every file, in the order they were added. */
+  all(): StoredFile[] {
+    return [...this.#byId.values()];
+  }
+
   /** The files of a location, in the order they were added. */
   ofLocation(locationId: string): StoredFile[] {
-    return [...this.#byId.values()].filter((file) => file.locationId === locationId);
+    return this.all().filter((file) => file.locationId === locationId);
   }
 
   open(file: StoredFile, range?: { start: number; end: number }): ReadStream {

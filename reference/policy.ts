@@ -15,6 +15,8 @@ import {
   SECURE_PUBLIC_WINDOW_SECONDS,
 } from '../src/contract/contract.ts';
 import type { ClockHabit } from './clock.ts';
+import type { Session } from './context.ts';
+import type { Token } from './world.ts';
 import type { ApiError } from './errors.ts';
 import type { StoredFile } from './file-store.ts';
 import { contentTypeOf } from './mime.ts';
@@ -104,8 +106,12 @@ export interface Policy {
   readonly droppedAfterFiles: ReadonlySet<string>;
   /** Fields the server drops from a body sent in chunks, without a Content-Length. */
   readonly droppedWhenChunked: ReadonlySet<string>;
-  /** A new non-secure file of a name the location already holds as one replaces that file's bytes, rather than being a file of its own. */
-  readonly overwritesByName: boolean;
+  /** Whether a new non-secure file is taken for an earlier non-secure one, whose bytes it then replaces, rather than being a file of its own. */
+  readonly overwrites: (incoming: { fileName: string; locationId: string }, earlier: StoredFile) => boolean;
+  /** A new file of bytes the location already holds is answered with that file's entry (its URL and kind), rather than being a file of its own. */
+  readonly dedupesByBytes: boolean;
+  /** The files a refused upload sent before its refusal are stored over the location's files of their names, rather than dropped. */
+  readonly storesRefusedFiles: boolean;
   /** The body an upload is answered with, from its own and those of the uploads in flight beside it that answered first. */
   readonly answerOfUpload: (own: Record<string, unknown>, answeredBeside: readonly Record<string, unknown>[]) => Record<string, unknown>;
 
@@ -144,6 +150,8 @@ export interface Policy {
   readonly issueSignedUrls: boolean;
   /** The token must hold files.readonly and reach the file's location. */
   readonly signedUrlChecksAccess: boolean;
+  /** A slug signed once is signed again without a check of the token: a grant cached by slug. */
+  readonly signedGrantReused: boolean;
   /** The scopes whose operations take any location's token that holds them (tenant isolation). */
   readonly anyLocationFor: ReadonlySet<string>;
   readonly crashOnUnknownSlug: boolean;
@@ -188,6 +196,13 @@ export interface Policy {
   readonly continueSessions: boolean;
   /** A continuation of a session that is not the one with the latest turn continues that latest one instead. */
   readonly continuesLatestSession: boolean;
+  /**
+   * How long an agent takes before it reads its session and replies: none here, where a platform's agents take
+   * seconds; with some, two turns sent together are in flight together (the handler is otherwise synchronous).
+   */
+  readonly agentReplyMs: number;
+  /** A continuation of a known session starts a new session instead, by what it sends and what came before it: never, by §3. */
+  readonly forksSession: (turn: ContinuedTurn) => boolean;
   /** Every new session gets this executionId rather than a fresh one. */
   readonly fixedExecutionId?: string;
   /** Whether the exchange of this turn of a session (1, 2, …) gets a new interactionId rather than the previous one. */
@@ -253,6 +268,18 @@ export interface UploadKind {
 /** A token (a continuation may take its session's), the message, the agent's location, the agent's status. */
 export type AgentCheck = 'token' | 'message' | 'agent-location' | 'active';
 
+/** A continuation as the execute route sees it, before it decides which session answers it. */
+export interface ContinuedTurn {
+  readonly session: Session;
+  readonly token: Token;
+  /** The body's fields beyond message, locationId and executionId. */
+  readonly fields: readonly string[];
+  /** Continuations of the session refused so far. */
+  readonly refusedBefore: number;
+  /** Another continuation of the session was in flight at some moment of this one's time, and was read first. */
+  readonly beside: boolean;
+}
+
 export const DEFAULT_POLICY: Policy = {
   refusalStatus: (error) => error.statusCode,
   refusalBody: (status, error) => ({ type: 'application/json; charset=utf-8', body: { statusCode: status, error: error.code, message: error.message } }),
@@ -303,7 +330,9 @@ export const DEFAULT_POLICY: Policy = {
   secureFiles: 'every',
   droppedAfterFiles: new Set(),
   droppedWhenChunked: new Set(),
-  overwritesByName: false,
+  overwrites: () => false,
+  dedupesByBytes: false,
+  storesRefusedFiles: false,
   answerOfUpload: (own) => own,
 
   uploadResponseKey: 'uploadedFiles',
@@ -327,6 +356,7 @@ export const DEFAULT_POLICY: Policy = {
   signedUrlMaxAgeMs: Number.POSITIVE_INFINITY,
   issueSignedUrls: true,
   signedUrlChecksAccess: true,
+  signedGrantReused: false,
   anyLocationFor: new Set(),
   crashOnUnknownSlug: false,
   signedUrlsExpire: true,
@@ -355,6 +385,8 @@ export const DEFAULT_POLICY: Policy = {
   rejectUnknownSessions: true,
   continueSessions: true,
   continuesLatestSession: false,
+  agentReplyMs: 0,
+  forksSession: () => false,
   newInteractionOnTurn: () => true,
   interactionIdsPerSession: false,
   reportedSuccess: true,
@@ -375,6 +407,9 @@ export const DEFAULT_POLICY: Policy = {
   refreshedTokensReachAnyLocation: false,
   locationTokensReachAnyLocationFor: new Set(),
 };
+
+/** An earlier file of the same name in the same location: what a store keyed by name takes for the same file. */
+export const sameNameInLocation: Policy['overwrites'] = (incoming, earlier) => earlier.locationId === incoming.locationId && earlier.fileName === incoming.fileName;
 
 /** What a client receives for a refusal: the style's status, then its body for that status, with its extras. */
 export function refusalOf(policy: Policy, error: ApiError, ids: { next(kind: string): string }): Refusal {

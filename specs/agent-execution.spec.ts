@@ -3,6 +3,7 @@
 // hand-written ones here, the variants generated from schemas/execution-request.schema.json after them.
 import { accepted, type Api, type ExecuteRequest, type Reply } from '../src/client/api.ts';
 import { type CaseOutcome, describeCase } from '../src/checks/property.ts';
+import { EXECUTION_OPTIONAL_FIELDS, executionOptionalParts } from '../src/checks/requests.ts';
 import type { Target, TargetId } from '../src/config/config.ts';
 import type { Case, PropertyRule } from '../src/contract/domains.ts';
 import { spaceOf, variedOf } from '../src/contract/generate.ts';
@@ -79,15 +80,6 @@ const REFUSALS: RefusalCase[] = [
   },
 ];
 
-/** Each optional field of §2.3 with a valid value; versionId names no published version, so its fate is only observed. */
-const OPTIONAL_FIELDS: { rule: RuleId; field: string; value: (target: Target) => unknown }[] = [
-  // Empty: which variables the agent defines is not known, and a server may refuse others.
-  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'inputVariables', value: () => ({}) },
-  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'attachments', value: () => [] },
-  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'contactId', value: (target) => target.contactId },
-  { rule: 'EXEC-VERSION-ID', field: 'versionId', value: () => 'conformance-unknown-version' },
-];
-
 /**
  * The control of a refusal on a path and request kind: a valid first message, or a valid continuation of a session
  * started for it. The deprecated path's are guaranteed by §3 and §4.3; the replacement's shapes are not shown.
@@ -98,13 +90,6 @@ async function controlRequest(api: Api, target: Target, path: ExecutePath, kind:
   const guarantee = path === 'replacement' ? 'not guaranteed' : kind === 'continuation' ? 'SESSION-CONTINUE' : 'SESSION-START';
   requireControl(await api.execute(`a valid ${kind} on the ${path} path (the control)`, request), `a valid ${kind} on the ${path} path`, guarantee);
   return request;
-}
-
-/** The optional parts of §2.3 a request of the execution's domain sends: a body field, or the source query parameter. */
-function optionalParts(request: Case, target: Target): Pick<ExecuteRequest, 'query'> & { fields: Record<string, unknown> } {
-  if (request.optionalFields === 'source') return { query: { source: 'public_api' }, fields: {} };
-  const row = OPTIONAL_FIELDS.find((optional) => optional.field === request.optionalFields);
-  return { fields: row ? { [row.field]: row.value(target) } : {} };
 }
 
 /** What a property asks of each reply of a session, with what it saw of the earlier ones; an expect that fails breaks the rule. */
@@ -138,7 +123,7 @@ const SESSION_PROPERTIES: { rule: PropertyRule; statement: string; check: () => 
  */
 async function sessionHolds(api: Api, target: Target, request: Case, label: string, check: ReplyCheck): Promise<CaseOutcome> {
   const path = request.path as ExecutePath;
-  const { query, fields } = optionalParts(request, target);
+  const { query, fields } = executionOptionalParts([request.optionalFields], target);
   let session: Record<string, unknown> = {};
   for (let turn = 1; turn <= Number(request.turns); turn++) {
     const reply = await api.execute(`exchange ${turn}, ${label}`, { path, query, body: body(target, { ...fields, ...session }) });
@@ -238,7 +223,7 @@ test.describe('agent execution', () => {
     }
   }
 
-  for (const row of OPTIONAL_FIELDS) {
+  for (const row of EXECUTION_OPTIONAL_FIELDS) {
     const accepted = row.rule === 'EXEC-OPTIONAL-FIELDS';
     test(...rule(row.rule, `an execution with ${row.field} set is ${accepted ? 'accepted' : 'observed'}`), async ({ api, target }) => {
       requireAccepted(await api.execute(`a valid execution without ${row.field}`), 'a valid execution', 'SESSION-START');

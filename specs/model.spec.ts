@@ -3,10 +3,12 @@
 // every answer judged by a model of the contract's state. Each test draws the operations its rule is most exposed to;
 // a disagreement on any rule is reported under that rule with the shortest sequence that shows it.
 import type { RuleId } from '../src/contract/rules.ts';
-import type { ProfileName } from '../src/model/generator.ts';
+import type { ProfileName, WalkName } from '../src/model/generator.ts';
 import { forEverySequence, observe, requireSettings, rule, test } from '../src/suite.ts';
 
-const SEQUENCES: { rule: RuleId; statement: string; profile: ProfileName }[] = [
+const SEQUENCES: { rule: RuleId; statement: string; profile: ProfileName | WalkName }[] = [
+  { rule: 'PERMANENT-URL-ANONYMOUS', statement: 'every operation kind after every other on one file or session answers as allowed', profile: 'every pair' },
+  { rule: 'SESSION-CONTINUE', statement: 'any two kinds of operation at once are answered as in some order of the two', profile: 'at once' },
   { rule: 'SECURE-SIGNED-URL', statement: 'every file of every upload gets a signed URL of its own bytes in any sequence', profile: 'signed URLs' },
   { rule: 'PERMANENT-URL-ANONYMOUS', statement: 'every URL serves its own file whatever is uploaded after or beside it', profile: 'names and reads' },
   { rule: 'CUTOVER-ALL-SECURE', statement: 'every upload to every channel is secure from the change in any sequence', profile: 'the change' },

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEPRECATED_EXECUTE_PATH, REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context, Session } from '../context.ts';
 import { ApiError, badRequest, notFound, refuseFields } from '../errors.ts';
-import type { Policy } from '../policy.ts';
+import type { ContinuedTurn, Policy } from '../policy.ts';
 import type { Token } from '../world.ts';
 
 export const EXECUTE_SCOPE = 'agent-studio.write';
@@ -19,10 +20,23 @@ interface ExecutionBody {
 
 type ExecuteRequest = FastifyRequest<{ Params: { agentId: string }; Body: ExecutionBody; Querystring: { source?: string } }>;
 
+/** An execution from its arrival to its answer, with the executions in flight beside it at some moment of that time. */
+interface InFlight {
+  readonly beside: Set<InFlight>;
+  /** The session it continued, once handled. */
+  continued?: string;
+}
+
+/** The body's own fields of a turn: the others are optional (§2.3). */
+const REQUIRED_OR_SESSION = new Set(['message', 'locationId', 'executionId']);
+
 /** `/agent/{agentId}/execute` in Fastify's notation. */
 const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 
 export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+  const inFlight = new Map<FastifyRequest, InFlight>();
+  // A session's object is new after a reset, so its count goes with it.
+  const refusals = new WeakMap<Session, number>();
   // One definition for every path: the deprecated one and the replacement's, the contract's and the platform's.
   for (const path of ctx.policy.executePaths) {
     const deprecated = path === DEPRECATED_EXECUTE_PATH;
@@ -30,6 +44,17 @@ export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
       routePath(path),
       {
         config: { version: 'required' },
+        onRequest: async (request) => {
+          const me: InFlight = { beside: new Set(inFlight.values()) };
+          for (const other of inFlight.values()) other.beside.add(me);
+          inFlight.set(request, me);
+        },
+        onResponse: async (request, reply) => {
+          inFlight.delete(request);
+          const executionId = (request.body as Partial<ExecutionBody> | undefined)?.executionId;
+          const session = typeof executionId === 'string' ? ctx.sessions.get(executionId) : undefined;
+          if (session && reply.statusCode >= 400 && reply.statusCode < 500) refusals.set(session, (refusals.get(session) ?? 0) + 1);
+        },
         schema: {
           body: { $ref: 'execution-request' },
           querystring: { type: 'object', properties: { source: { type: 'string', minLength: 1 } } },
@@ -42,7 +67,18 @@ export async function agentRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
         },
       },
       async (request, reply) => {
-        const result = execute(request, kindOf(request, deprecated), ctx);
+        const me = inFlight.get(request) as InFlight;
+        if (ctx.policy.agentReplyMs > 0) await sleep(ctx.policy.agentReplyMs);
+        const fields = Object.keys(request.body).filter((field) => !REQUIRED_OR_SESSION.has(field));
+        const turnOf = (session: Session): ContinuedTurn => ({
+          session,
+          token: request.token as Token,
+          fields,
+          refusedBefore: refusals.get(session) ?? 0,
+          beside: [...me.beside].some((other) => other.continued === session.executionId),
+        });
+        const result = execute(request, kindOf(request, deprecated), ctx, turnOf);
+        me.continued = request.body.executionId;
         if (deprecated && ctx.policy.deprecationHeaders) {
           const base = `${request.protocol}://${request.host}`;
           const successor = routePath(REPLACEMENT_EXECUTE_PATH).replace(':agentId', encodeURIComponent(request.params.agentId));
@@ -90,7 +126,7 @@ function bendBody(request: ExecuteRequest, on: Kind, ctx: Context): void {
   refuseFields(body, ctx.policy.refusedFields);
 }
 
-function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
+function execute(request: ExecuteRequest, on: Kind, ctx: Context, turnOf: (session: Session) => ContinuedTurn) {
   const { message, locationId, executionId } = request.body;
   const agent =
     ctx.world.agent(request.params.agentId) ??
@@ -106,7 +142,7 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
   }
   if (request.query.source !== undefined && !ctx.policy.acceptSourceParam) throw badRequest('unknown parameter source');
 
-  const session = continueOrStart(executionId, agent.id, request.token as Token, ctx);
+  const session = continueOrStart(executionId, agent.id, request.token as Token, ctx, turnOf);
   session.turns += 1;
   const interactionId = ctx.policy.interactionIdsPerSession
     ? `int-${session.turns}`
@@ -131,13 +167,13 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context) {
 }
 
 /** §3: no executionId starts a session; a known one continues it. */
-function continueOrStart(executionId: string | undefined, agentId: string, token: Token, ctx: Context): Session {
+function continueOrStart(executionId: string | undefined, agentId: string, token: Token, ctx: Context, turnOf: (session: Session) => ContinuedTurn): Session {
   if (executionId === undefined && ctx.policy.requireExecutionId) throw badRequest('executionId is required');
   const known = executionId === undefined ? undefined : ctx.sessions.get(executionId);
   if (executionId !== undefined && known?.agentId !== agentId && ctx.policy.rejectUnknownSessions) {
     throw new ApiError(404, 'unknown_session', `no session ${executionId} for agent ${agentId}`);
   }
-  if (known && known.agentId === agentId && ctx.policy.continueSessions) return latestTurn(ctx.policy.continuesLatestSession ? [...ctx.sessions.values()].pop()! : known, ctx);
+  if (known && known.agentId === agentId && ctx.policy.continueSessions && !ctx.policy.forksSession(turnOf(known))) return latestTurn(ctx.policy.continuesLatestSession ? [...ctx.sessions.values()].pop()! : known, ctx);
   const session: Session = {
     executionId: ctx.policy.fixedExecutionId ?? ctx.ids.next('exec'),
     agentId,

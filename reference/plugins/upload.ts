@@ -7,7 +7,7 @@ import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
 import { ApiError, badRequest, invalidBody, refuseFields } from '../errors.ts';
 import type { Blob, StoredFile } from '../file-store.ts';
-import type { UploadKind } from '../policy.ts';
+import { type Policy, sameNameInLocation, type UploadKind } from '../policy.ts';
 import { leadingBytesMatch } from '../magic.ts';
 import { filesBase, requestUrl } from './files.ts';
 import { referenceTo } from '../policy.ts';
@@ -91,7 +91,7 @@ async function answerUpload(request: FastifyRequest, ctx: Context): Promise<Reco
     if (!ctx.policy.listEveryFile) listed.pop();
     return { [ctx.policy.uploadResponseKey]: ctx.policy.uploadedFiles(listed), ...ctx.policy.extraFields(ctx.ids) };
   } catch (error) {
-    await ctx.files.discard(received.files.map((f) => f.blob));
+    await dropRefused(received, ctx);
     throw error;
   }
 }
@@ -141,7 +141,7 @@ async function receive(request: FastifyRequest, ctx: Context): Promise<Received>
     if (cutShort || !closing.seen()) throw badRequest('malformed multipart body: it ends before the closing boundary');
     return received;
   } catch (error) {
-    await ctx.files.discard(received.files.map((f) => f.blob));
+    await dropRefused(received, ctx);
     const drained = await drain(request.raw);
     if (!drained) request.raw.socket.once('finish', () => request.raw.socket.destroy());
     throw translate(error);
@@ -299,14 +299,31 @@ function isSecure(fields: UploadFields, channel: string | undefined, ctx: Contex
   return true;
 }
 
+/** The files of a refused upload, dropped; or, where the policy stores them, each over the location's file of its name. */
+async function dropRefused(received: Received, ctx: Context): Promise<void> {
+  const locationId = received.fields.locationId?.[0];
+  const stored = ctx.policy.storesRefusedFiles && locationId !== undefined ? received.files.filter((file) => storedOver(file, locationId, sameNameInLocation, ctx)) : [];
+  await ctx.files.discard(received.files.filter((file) => !stored.includes(file)).map((f) => f.blob));
+}
+
+/** The earlier non-secure file `same` takes this one for, with this one's bytes in place of its own; none where there is none. */
+function storedOver(file: ReceivedFile, locationId: string, same: Policy['overwrites'], ctx: Context): StoredFile | undefined {
+  const namesake = ctx.files.all().find((earlier) => !earlier.slug && same({ fileName: file.fileName, locationId }, earlier));
+  if (namesake === undefined) return undefined;
+  ctx.files.add({ ...namesake, ...file.blob });
+  // The bytes it held are no file's any more.
+  void ctx.files.discard([namesake]);
+  return namesake;
+}
+
 function record(file: ReceivedFile, locationId: string, secure: boolean, firstOfUpload: string | undefined, ctx: Context): StoredFile {
   const id = ctx.ids.next('file');
-  const namesake = ctx.policy.overwritesByName && !secure ? ctx.files.ofLocation(locationId).find((f) => f.fileName === file.fileName && !f.slug) : undefined;
-  if (namesake) {
-    ctx.files.add({ ...namesake, ...file.blob });
-    // The bytes it held are no file's any more.
-    void ctx.files.discard([namesake]);
-    return namesake;
+  const namesake = secure ? undefined : storedOver(file, locationId, ctx.policy.overwrites, ctx);
+  if (namesake) return namesake;
+  const twin = ctx.policy.dedupesByBytes ? ctx.files.ofLocation(locationId).find((earlier) => earlier.sha256 === file.blob.sha256) : undefined;
+  if (twin) {
+    void ctx.files.discard([file.blob]);
+    return twin;
   }
   const stored: StoredFile = {
     ...file.blob,

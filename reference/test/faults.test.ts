@@ -70,6 +70,14 @@ const continuation = (body: Record<string, unknown>, headers?: Record<string, st
   const { executionId } = (await execute(app)).json();
   return (await execute(app, { body: { ...body, executionId }, headers })).statusCode;
 };
+
+/** Whether a fresh session's last continuation, after these (each with its body's changes, by these headers), is answered in it. */
+const sessionAfter = (changes: Record<string, unknown>[], headers?: Record<string, string>): Probe => async (app) => {
+  const { executionId } = (await execute(app)).json();
+  let last: unknown;
+  for (const change of changes) last = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId, ...change }, headers })).json().executionId;
+  return last === executionId;
+};
 const validExecution = validatorFor('execution-response');
 
 /** A refresh-token exchange (RFC 6749 §6) of the seed's client, with these fields changed. */
@@ -162,6 +170,11 @@ const PROBES: Record<FaultName, Probe> = {
   },
   'signed-scope-unchecked': signedStatus(WORLD.tokens.noFilesScope),
   'signed-scope-refused': signedStatus(WORLD.tokens.filesReadonly),
+  'signed-grant-reused': async (app) => {
+    const { slug } = await signedUrl(app);
+    const secure = (await uploadedUrl(app, { fields: secureFields })).replace(/[^/]+$/, slug);
+    return (await fetchUrl(app, secure, apiHeaders(WORLD.tokens.noFilesScope))).statusCode;
+  },
   'signed-refused-after-a-week': signedStatus(WORLD.tokens.filesReadonly, undefined, 8 * DAY),
   'signed-unknown-slug-500': signedStatus(WORLD.tokens.filesReadonly, 'att-unknown'),
   'signed-truncated-bytes': async (app) => sha256((await fetchUrl(app, (await signedUrl(app)).url)).rawPayload),
@@ -342,6 +355,35 @@ const PROBES: Record<FaultName, Probe> = {
     const token = (await refresh(app)).json().access_token;
     const foreign = { ...apiHeaders(token), 'content-type': 'application/json' };
     return (await execute(app, { agentId: WORLD.foreignAgentId, headers: foreign, body: { message: 'hi', locationId: WORLD.foreignLocationId } })).statusCode;
+  },
+  'session-forks-on-optional-field': sessionAfter([{ contactId: WORLD.contactId }]),
+  'session-bound-to-other-token-forks': sessionAfter([{}], apiHeaders(WORLD.tokens.pit)),
+  'session-ended-by-refused-turn': sessionAfter([{ message: undefined }, {}]),
+  'session-restarts-after-six-turns': sessionAfter(Array.from({ length: 6 }, () => ({}))),
+  'session-concurrent-fork': async (app) => {
+    const { executionId } = (await execute(app)).json();
+    const next = () => execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } });
+    return (await Promise.all([next(), next()])).map((reply) => reply.json().executionId === executionId);
+  },
+  'upload-name-folded-overwrites': async (app) => {
+    const first = await uploadedUrl(app, { files: [{ name: 'Résumé.png', bytes: bytesOf('first', 100) }] });
+    await upload(app, { files: [{ name: 'RÉSUMÉ.png'.normalize('NFD'), bytes: bytesOf('second', 200) }] });
+    return (await fetchUrl(app, first)).rawPayload.length;
+  },
+  'upload-dedupe-by-bytes': async (app) => {
+    await upload(app, { files: files(1) });
+    return new URL(await uploadedUrl(app, { fields: secureFields, files: [{ name: 'again.png', bytes: files(1)[0].bytes }] })).pathname.split('/').slice(0, 3).join('/');
+  },
+  'upload-store-ignores-location': async (app) => {
+    const first = await uploadedUrl(app, { files: files(1) });
+    const foreign = validFields({ locationId: WORLD.foreignLocationId, conversationId: WORLD.foreignConversationId });
+    await upload(app, { fields: foreign, files: files(1, 200), headers: apiHeaders(WORLD.tokens.foreignAccess) });
+    return (await fetchUrl(app, first)).rawPayload.length;
+  },
+  'upload-refused-still-stored': async (app) => {
+    const first = await uploadedUrl(app, { files: files(1) });
+    await upload(app, { files: files(6, 200) });
+    return (await fetchUrl(app, first)).rawPayload.length;
   },
 };
 

@@ -1,9 +1,10 @@
 // A request of a rule's domain (src/contract/domains.ts) as it is sent, and the values of each dimension a target
 // can reach: a regime only a test clock can move to, a field only a configured id can fill.
-import type { Api, Fields } from '../client/api.ts';
+import type { Api, ExecuteRequest, Fields } from '../client/api.ts';
 import type { Target } from '../config/config.ts';
 import { type Case, isValidUpload, type PropertyRule, RULE_DOMAINS, type Value } from '../contract/domains.ts';
 import { type Space, spaceOf } from '../contract/generate.ts';
+import type { RuleId } from '../contract/rules.ts';
 import { testFile, type TestFile } from '../files/test-file.ts';
 
 /** Where a test clock puts the server for a regime: every reading of "from 30 November 2026" agrees there. */
@@ -43,6 +44,21 @@ export function uploadFieldsOf(api: Api, request: Case): Fields {
   if (request.secureFlag !== 'absent') fields.isSecureAttachment = String(request.secureFlag);
   for (const key of OPTIONAL_IDS[request.optionalFields] ?? []) fields[key] = api.target[key] as string;
   return fields;
+}
+
+/** Each optional field of §2.3 with a valid value; versionId names no published version, so its fate is only observed. */
+export const EXECUTION_OPTIONAL_FIELDS: { rule: RuleId; field: string; value: (target: Target) => unknown }[] = [
+  // Empty: which variables the agent defines is not known, and a server may refuse others.
+  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'inputVariables', value: () => ({}) },
+  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'attachments', value: () => [] },
+  { rule: 'EXEC-OPTIONAL-FIELDS', field: 'contactId', value: (target) => target.contactId },
+  { rule: 'EXEC-VERSION-ID', field: 'versionId', value: () => 'conformance-unknown-version' },
+];
+
+/** The optional parts of §2.3 an execution sends (values of the execution's optionalFields, or versionId): body fields, and the source query parameter. */
+export function executionOptionalParts(optional: readonly Value[], target: Target): Pick<ExecuteRequest, 'query'> & { fields: Record<string, unknown> } {
+  const rows = EXECUTION_OPTIONAL_FIELDS.filter((row) => optional.includes(row.field));
+  return { ...(optional.includes('source') ? { query: { source: 'public_api' } } : {}), fields: Object.fromEntries(rows.map((row) => [row.field, row.value(target)])) };
 }
 
 /** The index of the file under test among `count`, by the request's position. */

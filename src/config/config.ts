@@ -67,6 +67,8 @@ export const SETTINGS = {
   seedFile: { env: 'SEED_FILE', purpose: 'with REFERENCE_SERVER=1: the reference world, its tokens among it (default reference/seed.json)' },
   referenceClockStart: { env: 'REFERENCE_CLOCK_START', purpose: "with REFERENCE_SERVER=1: the instant its test clock starts at (ISO-8601); default: this machine's now" },
   generatorSeed: { env: 'GENERATOR_SEED', purpose: 'the seed of the requests drawn beyond the pairwise cover of each rule\'s domain, printed at the start of a run; default 1 in replay and record (the fixtures are made at it), else from the checked-out commit' },
+  depth: { env: 'SUITE_DEPTH', purpose: "quick (one walk of the model per rule's row, a few drawn sequences) or deep (sequences drawn until DEEP_BUDGET_MINUTES are spent, for nightly runs)", default: 'quick' },
+  deepBudgetMinutes: { env: 'DEEP_BUDGET_MINUTES', purpose: "with SUITE_DEPTH=deep: the minutes the model's sequences may take, all rows together", default: '30' },
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
@@ -142,6 +144,8 @@ export interface SuiteConfig {
   readonly stateDir: string;
   /** The seed of the requests drawn beyond each rule's pairwise cover, and where it comes from. */
   readonly generator: { readonly seed: number; readonly from: string };
+  /** How long the model draws: a quick run, or a deep one of so many milliseconds (SUITE_DEPTH, DEEP_BUDGET_MINUTES). */
+  readonly depth: { readonly deep: false } | { readonly deep: true; readonly budgetMs: number };
   readonly ci: boolean;
   /** The GitHub Actions job summary the matrix is appended to. */
   readonly githubStepSummary?: string;
@@ -257,6 +261,13 @@ export function closestSetting(name: string): string {
 const strayProblem = (name: string) => `${name} (in .env) is not a setting of the suite and takes no part: did you mean ${closestSetting(name)}? Rename it, or remove it`;
 
 /** GENERATOR_SEED; else 1 in replay and record, whose fixtures are made at it; else the checked-out commit's, so each commit draws anew. */
+function depthOf(depth: string, minutes: string, problems: string[]): SuiteConfig['depth'] {
+  if (depth !== 'quick' && depth !== 'deep') problems.push(`SUITE_DEPTH=${depth} is neither quick nor deep: ${SETTINGS.depth.purpose}`);
+  const budget = Number(minutes);
+  if (!(budget > 0)) problems.push(`DEEP_BUDGET_MINUTES=${minutes} is not a positive number of minutes`);
+  return depth === 'deep' ? { deep: true, budgetMs: budget * 60_000 } : { deep: false };
+}
+
 function generatorSeed(value: string | undefined, mode: Mode, problems: string[]): SuiteConfig['generator'] {
   if (value !== undefined) {
     if (/^\d{1,9}$/.test(value)) return { seed: Number(value), from: 'GENERATOR_SEED' };
@@ -352,6 +363,7 @@ export function loadConfig(merged: Record<string, string>, strays: readonly stri
     skipPreflight: raw('skipPreflight') === '1',
     stateDir: raw('stateDir') as string,
     generator: generatorSeed(raw('generatorSeed'), mode, problems),
+    depth: depthOf(raw('depth') as string, raw('deepBudgetMinutes') as string, problems),
     ci: raw('ci') !== undefined,
     githubStepSummary: raw('githubStepSummary'),
   };

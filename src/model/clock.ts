@@ -4,11 +4,15 @@ import { type Model } from './model.ts';
 import { type Real, Step } from './step.ts';
 
 
-/** Moves a test clock on by some seconds, or across the change of 30 November 2026; never backwards. */
+/**
+ * Moves a test clock on by some seconds, or across the change of 30 November 2026; never backwards. `or on` crosses the
+ * change where the clock is still before it, else moves on by a quarter of an hour: a walk's clock step applies whatever
+ * the drawn moves before it did.
+ */
 export class ClockStep extends Step {
   readonly kind = 'clock';
 
-  constructor(readonly move: number | 'across the change') {
+  constructor(readonly move: number | 'across the change' | 'across the change or on') {
     super();
   }
 
@@ -17,11 +21,12 @@ export class ClockStep extends Step {
   }
 
   toString(): string {
-    return this.move === 'across the change' ? `move the test clock to ${REGIME_INSTANTS.after}` : `move the test clock on by ${this.move} s`;
+    return typeof this.move === 'number' ? `move the test clock on by ${this.move} s` : `move the test clock to ${REGIME_INSTANTS.after}${this.move === 'across the change' ? '' : ', or on by 900 s past it'}`;
   }
 
   protected async send(model: Model, real: Real): Promise<number> {
-    const to = this.move === 'across the change' ? Date.parse(REGIME_INSTANTS.after) : model.now + this.move * 1000;
+    const across = this.move === 'across the change' || (this.move === 'across the change or on' && model.regime() === 'before');
+    const to = across ? Date.parse(REGIME_INSTANTS.after) : model.now + (typeof this.move === 'number' ? this.move : 900) * 1000;
     return real.clock.set(to);
   }
 

@@ -31,7 +31,7 @@ export class ReadStep extends IndexedStep {
     if (expected === 'open') throw new NotApplicable(`file ${file.label} is within ${Math.round((model.now - file.uploadedAt) / 1000)} s of its hour's end, where a running clock leaves the answer open`);
     const age = `${Math.round((model.now - file.uploadedAt) / 1000)} s after its upload`;
     if (expected.serve && !accepted(reply)) return model.note(new Disagreement(expected.rule, `file ${file.label} (${file.kind}) ${age}: its URL answered ${shown(reply)}`));
-    const other = model.fileServedBy(reply);
+    const other = model.fileServedBy(reply, file);
     if (expected.serve && other !== file) {
       return model.note(new Disagreement(expected.exact, `file ${file.label} (${file.kind}) ${age}: its URL served ${other ? `the bytes of file ${other.label} (${other.file.name})` : `${reply.body.length} other bytes`}`));
     }
@@ -49,6 +49,14 @@ export const readSweep = () => new SweepStep('GET the URL of every file of the r
 export type SignedCaller = 'filesReadonly' | 'noFilesScope' | 'foreignAccess';
 
 const SIGNED_RULES: Record<SignedCaller, RuleId> = { filesReadonly: 'SECURE-SIGNED-URL', noFilesScope: 'SECURE-SCOPE-REQUIRED', foreignAccess: 'AUTH-TENANT-FILES' };
+
+/** A signed URL asked for: the file, the answer (or why it was not sent), and the clock's moves before it was sent. */
+interface Signed {
+  file: ModelFile;
+  moves: number;
+  reply?: Reply;
+  skipped?: string;
+}
 
 export class SignedStep extends Step {
   readonly kind = 'signed URL';
@@ -68,20 +76,21 @@ export class SignedStep extends Step {
     return `GET /files/d/{slug} of secure file ${this.index} (wrapping around) with ${this.caller}`;
   }
 
-  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply?: Reply; skipped?: string }> {
+  protected async send(model: Model, real: Real): Promise<Signed> {
+    const moves = real.clock.moves;
     const secure = model.secureFiles();
-    const file = this.index === FOCUS && model.focus.file?.kind === 'secure' ? model.focus.file : secure[Math.max(this.index, 0) % secure.length];
+    const file = this.index === FOCUS && model.focus.file !== undefined && secure.includes(model.focus.file) ? model.focus.file : secure[Math.max(this.index, 0) % secure.length];
     model.focus.file = file;
     real.log[real.log.length - 1] = `GET /files/d/{slug} of file ${file.label} (${file.file.name}, upload #${file.upload}) with ${this.caller}`;
-    if (real.target.tokens[this.caller] === undefined) return { file, skipped: `${this.caller} is not configured` };
+    if (real.target.tokens[this.caller] === undefined) return { file, moves, skipped: `${this.caller} is not configured` };
     // Within its public hour a secure file may be served to anyone: only a private one tells what a token reaches.
     const read = model.expectedRead(file);
-    if (this.caller !== 'filesReadonly' && (read === 'open' || read.serve)) return { file, skipped: `file ${file.label} is still public, and may be served to any caller` };
-    return { file, reply: await real.api.signedUrlFor(`model: signed URL of ${file.label} with ${this.caller}`, slugOf(file.url) as string, this.caller) };
+    if (this.caller !== 'filesReadonly' && (read === 'open' || read.serve)) return { file, moves, skipped: `file ${file.label} is still public, and may be served to any caller` };
+    return { file, moves, reply: await real.api.signedUrlFor(`model: signed URL of ${file.label} with ${this.caller}`, slugOf(file.url) as string, this.caller) };
   }
 
   protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
-    const { file, reply, skipped } = sent as { file: ModelFile; reply?: Reply; skipped?: string };
+    const { file, reply, skipped, moves } = sent as Signed;
     if (reply === undefined) throw new NotApplicable(skipped ?? 'not sent');
     const rule = SIGNED_RULES[this.caller];
     const what = `GET /files/d/{slug} of file ${file.label} with ${this.caller}`;
@@ -97,7 +106,7 @@ export class SignedStep extends Step {
       if (read) reads.push(read);
       unreachable ||= read === undefined;
     }
-    const servedOwn = reads.some((read) => model.fileServedBy(read) === file);
+    const servedOwn = reads.some((read) => model.fileServedBy(read, file) === file);
     if (this.caller !== 'filesReadonly') {
       if (servedOwn) return model.note(new Disagreement(rule, `${what}: the answer or a URL it offered served the file's bytes`));
       return;
@@ -105,6 +114,8 @@ export class SignedStep extends Step {
     if (servedOwn) return;
     const other = reads.map((read) => model.fileServedBy(read)).find((found) => found !== undefined);
     if (other === undefined && unreachable) throw new NotApplicable(`${what}: a URL it offered could not be reached, and may be the one that serves it`);
+    // A step at once moved the clock between the answer and its URL's use: a short-lived URL may have expired.
+    if (other === undefined && real.clock.moves !== moves) throw new NotApplicable(`${what}: the clock moved on before the URL it offered was followed, and a short-lived URL may have expired`);
     model.note(new Disagreement(rule, `${what}: ${other ? `the signed URL served the bytes of file ${other.label} (${other.file.name}, upload #${other.upload})` : `no URL offered served its bytes (${shown(reply)})`}`));
   }
 }

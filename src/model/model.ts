@@ -11,6 +11,9 @@ import { type Regime, regimeAt } from '../time/server-clock.ts';
 
 /** A rule the server's answer breaks. */
 export class Disagreement extends Error {
+  /** How many steps of its sequence had run when it was noted (Model.ran). */
+  at: number | undefined;
+
   constructor(
     readonly rule: RuleId,
     message: string,
@@ -45,6 +48,8 @@ export interface ModelFile {
   uploadedAt: number;
   /** Which upload of the run it came with. */
   upload: number;
+  /** LOCATION_ID, or FOREIGN_LOCATION_ID (src/contract/relations.ts): what one location uploads must change no file of the other. */
+  location: 'own' | 'other';
   /** The run asked for its signed URL with files.readonly (GET /files/d/{slug}). */
   signed?: boolean;
 }
@@ -64,6 +69,8 @@ export interface ModelToken {
   auth: Auth;
   /** An exchanged token: the rule that guarantees it uploads and executes in LOCATION_ID. */
   issuedBy?: 'OAUTH-REFRESH' | 'OAUTH-LOCATION-TOKEN';
+  /** When it was issued, by the model's clock. */
+  issuedAt?: number;
 }
 
 export class Model {
@@ -75,6 +82,12 @@ export class Model {
   /** Disagreements that leave the model's state sound (a file of the wrong kind, a read, a refusal that was due): the sequence goes on. */
   readonly noted: Disagreement[] = [];
   uploads = 0;
+  /** How many steps of the sequence have begun to run (run.ts numbers them). */
+  ran = 0;
+  /** Tokens obtained by exchange so far: each is labelled by its number. */
+  exchanges = 0;
+  /** The refresh tokens being spent now, each with how many exchanges spend it together (tokens.ts). */
+  readonly refreshing = new Map<string, { together: number }>();
   /** The file and the session the last step acted on: a step drawn with FOCUS acts on them too (step.ts). */
   readonly focus: { file?: ModelFile; session?: ModelSession } = {};
   /** Whether the foreign agent ran with its own location's token, the control of every refusal there. */
@@ -89,14 +102,44 @@ export class Model {
     this.tokens = [configured];
   }
 
+  /**
+   * The state as it is now, and how to go back to it: the judge of two steps at once (overlaps.ts) tries one order of
+   * their answers, and goes back to try the other.
+   */
+  checkpoint(): () => void {
+    const files = [...this.files];
+    const sessions = [...this.sessions];
+    const tokens = [...this.tokens];
+    const signed = files.map((file) => file.signed);
+    const turns = sessions.map((session) => session.turns);
+    const interactionIds = [...this.interactionIds];
+    const { now, foreignControl, uploads, exchanges } = this;
+    const noted = this.noted.length;
+    const focus = { ...this.focus };
+    return () => {
+      this.files.splice(0, Infinity, ...files);
+      files.forEach((file, i) => (file.signed = signed[i]));
+      this.sessions.splice(0, Infinity, ...sessions);
+      sessions.forEach((session, i) => (session.turns = turns[i]));
+      this.tokens.splice(0, Infinity, ...tokens);
+      this.interactionIds.clear();
+      for (const [id, executionId] of interactionIds) this.interactionIds.set(id, executionId);
+      this.noted.length = noted;
+      Object.assign(this, { now, foreignControl, uploads, exchanges });
+      this.focus.file = focus.file;
+      this.focus.session = focus.session;
+    };
+  }
+
   /** The regime of the dated change now, open where a running clock could have crossed into another. */
   regime(): Regime {
     const at = regimeAt(this.now);
     return at === regimeAt(this.now + CLOCK_SLACK_MS) ? at : 'ambiguous';
   }
 
+  /** The secure files of LOCATION_ID: the run's tokens must get no signed URL of another location's (AUTH-TENANT-FILES). */
   secureFiles(): ModelFile[] {
-    return this.files.filter((file) => file.kind === 'secure');
+    return this.files.filter((file) => file.kind === 'secure' && file.location === 'own');
   }
 
   /**
@@ -129,12 +172,13 @@ export class Model {
     return 'open';
   }
 
-  /** The file of the run these bytes are, if any. */
-  fileServedBy(reply: Reply): ModelFile | undefined {
-    return this.files.find((file) => serves(reply, file.file));
+  /** The file of the run these bytes are, if any: `own` where they are its bytes, since files of equal bytes are indistinguishable. */
+  fileServedBy(reply: Reply, own?: ModelFile): ModelFile | undefined {
+    return own && serves(reply, own.file) ? own : this.files.find((file) => serves(reply, file.file));
   }
 
   note(disagreement: Disagreement): void {
+    disagreement.at ??= this.ran;
     this.noted.push(disagreement);
   }
 
@@ -143,7 +187,8 @@ export class Model {
     if (typeof id !== 'string') throw new Disagreement('EXEC-RESPONSE-SCHEMA', `${exchange}: interactionId is ${JSON.stringify(id)}, not a string`);
     const given = this.interactionIds.get(id);
     if (given === executionId) throw new Disagreement('SESSION-INTERACTION-NEW', `${exchange}: interactionId ${id} was given to an earlier exchange of the same session`);
-    if (given !== undefined) throw new Disagreement('SESSION-INTERACTION-UNIQUE', `${exchange}: interactionId ${id} was given to an exchange of another session (${given})`);
+    // A SHOULD rule is noted and the sequence goes on: the MUST rules are judged over all of it.
+    if (given !== undefined) this.note(new Disagreement('SESSION-INTERACTION-UNIQUE', `${exchange}: interactionId ${id} was given to an exchange of another session (${given})`));
     this.interactionIds.set(id, executionId);
   }
 }
@@ -151,6 +196,15 @@ export class Model {
 /** An answer that must be an acceptance; a refusal breaks `rule`. */
 export function mustAccept(reply: Reply, what: string, rule: RuleId): void {
   if (!accepted(reply)) throw new Disagreement(rule, `${what} answered ${reply.status} ${excerpt(reply)}`.trim());
+}
+
+/**
+ * A refusal of an exchanged token for its authentication once the clock has moved on since it was issued: the token may
+ * have expired, and the contract names no lifetime, so the step is not applicable.
+ */
+export function expiredMayRefuse(model: Readonly<Model>, caller: ModelToken, reply: Reply): void {
+  if (accepted(reply) || caller.issuedAt === undefined || model.now <= caller.issuedAt || (reply.status !== 401 && reply.status !== 403)) return;
+  throw new NotApplicable(`${caller.label} was refused (${shown(reply)}) ${Math.round((model.now - caller.issuedAt) / 1000)} s after it was issued: an exchanged token may expire, and the contract names no lifetime`);
 }
 
 /** How a model's answer is shown: the status and the start of the body, secrets redacted. */

@@ -1,19 +1,17 @@
-// Two steps at once.
-import { type Model } from './model.ts';
-import { ContinueStep } from './sessions.ts';
+// Two steps at once, judged by linearisability (Hughes et al., QuickCheck's parallel state-machine testing): their
+// answers are accepted when some order of the two, applied to the model one after the other, explains both.
+import { Disagreement, type Model } from './model.ts';
+import { contend } from './sessions.ts';
 import { type Real, Step, CompositeStep } from './step.ts';
 
-/** Two sessions' turns, or two uploads, at once. */
+/** Any two steps in flight together. */
 export class ParallelStep extends CompositeStep {
   constructor(readonly steps: readonly [Step, Step]) {
     super();
   }
 
   check(model: Readonly<Model>): boolean {
-    const [a, b] = this.steps;
-    if (!a.check(model) || !b.check(model)) return false;
-    // Two turns of one session at once are not two sessions' turns: §3 says nothing of them.
-    return !(a instanceof ContinueStep && b instanceof ContinueStep) || a.index % model.sessions.length !== b.index % model.sessions.length;
+    return this.steps.every((step) => step.check(model));
   }
 
   toString(): string {
@@ -27,9 +25,31 @@ export class ParallelStep extends CompositeStep {
 
   override async run(model: Model, real: Real): Promise<void> {
     const at = real.log.length;
+    real.coverage.atOnce(this.steps);
     const sent = real.overlap ? await Promise.all(this.steps.map((step) => step.sent(model, real))) : [await this.steps[0].sent(model, real), await this.steps[1].sent(model, real)];
     real.log.splice(at, this.steps.length, `at once: [${real.log.slice(at, at + this.steps.length).join('] and [')}]`);
-    // Each answer is judged on the state before the other's: the model allows them in either order.
-    for (const [i, step] of this.steps.entries()) await step.judged(model, real, sent[i]);
+    // Two turns of one session in flight together: one may be refused as a conflict.
+    if (real.overlap) contend(sent);
+    const back = model.checkpoint();
+    const logged = real.log.length;
+    for (const order of [[0, 1], [1, 0]]) {
+      if (await this.#explains(order, model, real, sent)) return;
+      back();
+      real.log.length = logged;
+    }
+    // No order explains both answers: the first order's disagreements stand, judged once more to be reported.
+    for (const i of [0, 1]) await this.steps[i].judged(model, real, sent[i]);
+  }
+
+  /** Whether judging the answers in this order leaves no disagreement. */
+  async #explains(order: number[], model: Model, real: Real, sent: unknown[]): Promise<boolean> {
+    const noted = model.noted.length;
+    try {
+      for (const i of order) await this.steps[i].judged(model, real, sent[i]);
+    } catch (error) {
+      if (error instanceof Disagreement) return false;
+      throw error;
+    }
+    return model.noted.length === noted;
   }
 }

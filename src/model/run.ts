@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { InfrastructureError } from '../client/api.ts';
 import { ReplayMismatchError } from '../client/transport.ts';
-import type { RuleId } from '../contract/rules.ts';
+import { ruleById, type RuleId } from '../contract/rules.ts';
 import type { Real, Step } from './step.ts';
 import { Disagreement, type Model } from './model.ts';
 
@@ -12,12 +12,15 @@ export interface SequenceOptions {
   seed: number;
   /** Sequences drawn. */
   runs: number;
-  maxCommands: number;
-  /** How long shrinking may go on against a live target before the shortest sequence so far is reported. */
+  /** How long the run may go on, shrinking included, before the shortest sequence so far is reported. */
   timeLimitMs: number;
-  /** The step every drawn sequence ends with (closingOf). */
-  closing: Step;
 }
+
+/**
+ * What a test's sequences are drawn from: operations drawn by weight, at least half as many as `maxCommands`, then
+ * a closing step; or a walk, one operation drawn for each of its positions.
+ */
+export type Draw = { weighted: fc.Arbitrary<Step>[]; maxCommands: number; closing: Step } | { walk: fc.Arbitrary<Step>[] };
 
 export interface SequenceRun {
   seed: number;
@@ -33,31 +36,33 @@ export interface SequenceRun {
 }
 
 /**
- * Sequences of commands, drawn at least half as long as `maxCommands` and shrunk down to any length. fc.commands()
- * has no least length, and its first few runs are short (0, 8 and 2 commands for the first three of one seed): a test
- * of three runs would send next to nothing. asyncModelRun runs an array as it runs fc.commands(): each command whose
- * check() holds, in order; shrinking splits parallel and composite steps and drops commands (each one's own values are
- * kept).
+ * Sequences of commands as `Draw` says. fc.commands() has no least length, and its first few runs are short (0, 8 and
+ * 2 commands for the first three of one seed): a test of three runs would send next to nothing. asyncModelRun runs an
+ * array as it runs fc.commands(): each command whose check() holds, in order; shrinking splits parallel and composite
+ * steps and drops commands (each one's own values are kept).
  */
 class Sequences extends fc.Arbitrary<Step[]> {
   readonly #drawn: fc.Arbitrary<Step[]>;
   readonly #shrunk: fc.Arbitrary<Step[]>;
+  /** How many steps of the sequence that failed last had run when it disagreed (shrinkTo sets it). */
+  failedAt: number | undefined;
 
-  constructor(
-    commands: fc.Arbitrary<Step>[],
-    maxCommands: number,
-    private readonly closing: Step,
-  ) {
+  constructor(draw: Draw) {
     super();
-    const step = fc.oneof(...commands);
-    this.#drawn = fc.array(step, { minLength: Math.ceil(maxCommands / 2), maxLength: maxCommands, size: 'max' });
+    if ('walk' in draw) {
+      this.#drawn = fc.tuple(...draw.walk);
+      this.#shrunk = fc.array(fc.oneof(...draw.walk));
+      return;
+    }
+    const step = fc.oneof(...draw.weighted);
+    const drawn = fc.array(step, { minLength: Math.ceil(draw.maxCommands / 2), maxLength: draw.maxCommands, size: 'max' });
+    this.#drawn = drawn.map((steps) => [...steps, draw.closing]);
     // Splits lengthen a sequence: a sweep of the whole run takes one step per file or session.
     this.#shrunk = fc.array(step);
   }
 
   generate(random: fc.Random, bias: number | undefined): fc.Value<Step[]> {
-    const drawn = this.#drawn.generate(random, bias);
-    return new fc.Value([...drawn.value_, this.closing], undefined);
+    return new fc.Value(this.#drawn.generate(random, bias).value_, undefined);
   }
 
   canShrinkWithoutContext(value: unknown): value is Step[] {
@@ -70,8 +75,10 @@ class Sequences extends fc.Arbitrary<Step[]> {
    * less (a sweep's steps are single requests), so shrinking ends.
    */
   shrink(value: Step[]): fc.Stream<fc.Value<Step[]>> {
+    // First the steps up to the one that disagreed: a walk's hundred steps lose their tail in one run.
+    const prefix = this.failedAt !== undefined && this.failedAt < value.length ? [value.slice(0, this.failedAt)] : [];
     const splits = value.flatMap((step, i) => step.splits().map((steps) => [...value.slice(0, i), ...steps, ...value.slice(i + 1)]));
-    return fc.Stream.of(...splits.map((split) => new fc.Value(split, undefined))).join(this.#shrunk.shrink(value, undefined));
+    return fc.Stream.of(...[...prefix, ...splits].map((split) => new fc.Value(split, undefined))).join(this.#shrunk.shrink(value, undefined));
   }
 }
 
@@ -80,24 +87,34 @@ class Sequences extends fc.Arbitrary<Step[]> {
  * fresh model. A disagreement on `own` is shrunk first; failing that, the first disagreement on another rule is, by the
  * same draws again (the same seed draws the same sequences), so that each is reported with its shortest sequence.
  */
-export async function runSequences(commands: fc.Arbitrary<Step>[], own: RuleId, options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>): Promise<SequenceRun> {
+export async function runSequences(draw: Draw, own: RuleId, options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>): Promise<SequenceRun> {
   const result: SequenceRun = { seed: options.seed, sequences: 0, steps: 0, notApplicable: [] };
-  const first = await shrinkTo(own, commands, options, setup, result);
+  const first = await shrinkTo(own, draw, options, setup, result);
   if (result.failure || result.halted || first === undefined) return result;
-  await shrinkTo(first, commands, options, setup, result);
+  await shrinkTo(first, draw, options, setup, result);
   return result;
 }
 
 /** One fast-check run that fails on disagreements with `rule` only; answers the rule of the first other disagreement. */
-async function shrinkTo(rule: RuleId, commands: fc.Arbitrary<Step>[], options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>, result: SequenceRun): Promise<RuleId | undefined> {
+async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>, result: SequenceRun): Promise<RuleId | undefined> {
   let other: RuleId | undefined;
   let found: { error: Disagreement; log: string[] } | undefined;
-  const property = fc.asyncProperty(new Sequences(commands, options.maxCommands, options.closing), async (sequence) => {
+  const sequences = new Sequences(draw);
+  const property = fc.asyncProperty(sequences, async (sequence) => {
     if (result.halted) return;
     const { model, real } = await setup();
     result.sequences += 1;
+    // Each step numbered as it runs: a disagreement notes how far the sequence had gone.
+    const numbered = sequence.map((step, i): fc.AsyncCommand<Model, Real> => ({
+      check: (state) => step.check(state),
+      run: async (state, actual) => {
+        model.ran = i + 1;
+        await step.run(state, actual);
+      },
+      toString: () => step.toString(),
+    }));
     try {
-      await fc.asyncModelRun(() => ({ model, real }), sequence);
+      await fc.asyncModelRun(() => ({ model, real }), numbered);
     } catch (error) {
       if (error instanceof InfrastructureError || error instanceof ReplayMismatchError) {
         result.halted = error;
@@ -110,9 +127,12 @@ async function shrinkTo(rule: RuleId, commands: fc.Arbitrary<Step>[], options: S
       result.notApplicable.push(...real.log.filter((line) => line.startsWith('  (not applicable')).map((line) => line.trim()));
     }
     const broken = model.noted.find((disagreement) => disagreement.rule === rule);
-    other ??= model.noted[0]?.rule;
+    // The other rule to shrink to: a MUST rule's before any SHOULD rule's, which is a warning only.
+    const must = model.noted.find((disagreement) => ruleById(disagreement.rule).level === 'MUST');
+    if (other === undefined || (ruleById(other).level !== 'MUST' && must)) other = (must ?? model.noted[0])?.rule;
     if (broken === undefined) return;
     // Each failing run while shrinking is shorter than the one before: the last is the shortest.
+    sequences.failedAt = broken.at;
     found = { error: broken, log: [...real.log] };
     throw broken;
   });

@@ -5,6 +5,7 @@ import { type Api } from '../client/api.ts';
 import type { RefreshChain } from '../client/refresh-chain.ts';
 import type { Target } from '../config/config.ts';
 import type { ServerClock } from '../time/server-clock.ts';
+import type { Coverage } from './coverage.ts';
 import { type Model, type ModelFile, type ModelSession, type ModelToken, NotApplicable } from './model.ts';
 
 /** What the steps act on: the client, the server's clock, the target, and the run's log of requests. */
@@ -21,6 +22,8 @@ export interface Real {
    * that overlap depend on which the server took first (an upload's slug), and a fixture must be re-made byte for byte.
    */
   overlap: boolean;
+  /** What the test's sequences exercised (coverage.ts). */
+  coverage: Coverage;
 }
 
 /**
@@ -52,6 +55,7 @@ export abstract class Step implements fc.AsyncCommand<Model, Real> {
 
   async sent(model: Model, real: Real): Promise<unknown> {
     real.log.push(this.toString());
+    if (this.kind !== 'composite') real.coverage.sent(this.kind, model);
     return this.send(model, real);
   }
 

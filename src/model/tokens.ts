@@ -5,6 +5,9 @@ import { Disagreement, type Model, type ModelToken, mustAccept, NotApplicable, s
 import { type Real, Step, StepsInTurn } from './step.ts';
 
 
+/** Tokens a run holds at most, the configured one among them. */
+const MAX_TOKENS = 4;
+
 /** The rule that issues each kind of exchanged token. */
 const EXCHANGE_RULES = { refresh: 'OAUTH-REFRESH', location: 'OAUTH-LOCATION-TOKEN' } as const satisfies Record<string, RuleId>;
 
@@ -16,32 +19,42 @@ export class ExchangeStep extends Step {
     super();
   }
 
-  check(model: Readonly<Model>): boolean {
-    return model.tokens.length < 4;
+  check(): boolean {
+    return true;
   }
 
   toString(): string {
     return this.grant === 'refresh' ? 'POST /oauth/token with the refresh token' : 'POST /oauth/location-token with the Agency token';
   }
 
-  protected async send(_model: Model, real: Real): Promise<Reply | undefined> {
+  protected async send(model: Model, real: Real): Promise<{ reply: Reply; spending?: { together: number } } | undefined> {
     const { api, target, chain } = real;
-    if (this.grant === 'location') return target.tokens.agencyAccess === undefined ? undefined : api.locationToken(`model: ${this.toString()}`, 'agencyAccess');
+    if (this.grant === 'location') return target.tokens.agencyAccess === undefined ? undefined : { reply: await api.locationToken(`model: ${this.toString()}`, 'agencyAccess') };
     if (chain === undefined || target.oauthClientId === undefined || target.tokens.oauthClientSecret === undefined || chain.current === undefined) return undefined;
-    const form = { grant_type: 'refresh_token', client_id: target.oauthClientId, client_secret: target.tokens.oauthClientSecret, refresh_token: chain.spend() as string };
+    const refreshToken = chain.spend() as string;
+    // Exchanges of one refresh token in flight together share one count: a server that rotates takes one of them.
+    const spending = model.refreshing.get(refreshToken) ?? { together: 0 };
+    spending.together += 1;
+    model.refreshing.set(refreshToken, spending);
+    const form = { grant_type: 'refresh_token', client_id: target.oauthClientId, client_secret: target.tokens.oauthClientSecret, refresh_token: refreshToken };
     const reply = await api.oauthToken(`model: ${this.toString()}`, form);
+    model.refreshing.delete(refreshToken);
     if (accepted(reply)) chain.advance(reply.json());
-    return reply;
+    return { reply, spending };
   }
 
   protected async judge(model: Model, _real: Real, sent: unknown): Promise<void> {
-    const reply = sent as Reply | undefined;
-    if (reply === undefined) throw new NotApplicable(this.grant === 'refresh' ? 'no refresh token this run may spend (the refresh checks spend it on a target that keeps its state)' : 'AGENCY_ACCESS_TOKEN is not set');
+    const exchange = sent as { reply: Reply; spending?: { together: number } } | undefined;
+    if (exchange === undefined) throw new NotApplicable(this.grant === 'refresh' ? 'no refresh token this run may spend (the refresh checks spend it on a target that keeps its state)' : 'AGENCY_ACCESS_TOKEN is not set');
+    const { reply, spending } = exchange;
+    if (!accepted(reply) && reply.status < 500 && (spending?.together ?? 0) > 1) throw new NotApplicable(`${this.toString()} answered ${shown(reply)}: its refresh token was spent by another exchange at once, and a server that rotates refresh tokens takes one`);
     const rule = EXCHANGE_RULES[this.grant];
     mustAccept(reply, this.toString(), rule);
     const token = (reply.json() as { access_token?: unknown } | undefined)?.access_token;
     if (typeof token !== 'string') throw new NotApplicable('the answer names no access_token (its shape is not shown; specs/oauth-tokens.spec.ts finds the token in it)');
-    model.tokens.push({ label: `token ${model.tokens.length} (${this.grant === 'refresh' ? 'refreshed' : 'location token'})`, auth: { bearer: token }, issuedBy: rule });
+    // A few tokens at most, the oldest exchanged one given up: every step tries each token held against the other location.
+    if (model.tokens.length >= MAX_TOKENS) model.tokens.splice(1, 1);
+    model.tokens.push({ label: `token ${++model.exchanges} (${this.grant === 'refresh' ? 'refreshed' : 'location token'})`, auth: { bearer: token }, issuedBy: rule, issuedAt: model.now });
   }
 }
 
@@ -100,7 +113,7 @@ export class EveryTokenStep extends StepsInTurn {
   protected async parts(model: Model, real: Real): Promise<void> {
     for (const kind of ['refresh', 'location'] as const) {
       const exchange = new ExchangeStep(kind);
-      if (!model.tokens.some((token) => token.issuedBy === EXCHANGE_RULES[kind]) && exchange.check(model)) await this.part(exchange, model, real);
+      if (!model.tokens.some((token) => token.issuedBy === EXCHANGE_RULES[kind])) await this.part(exchange, model, real);
     }
     await this.part(new ForeignStep(), model, real);
   }

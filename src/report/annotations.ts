@@ -24,6 +24,8 @@ export const ANNOTATION = {
   violation: 'violation',
   /** A file of STATE_DIR ignored, or an upload that could not be kept there: no verdict depends on it. */
   warning: 'warning',
+  /** What a test's model sequences covered (src/model/coverage.ts), as JSON: the reporter adds up every test's. */
+  modelCoverage: 'model-coverage',
   /** What a test of a SHOULD rule found broken (Received, Expected, Hint): the rule's warning; the test itself passes. */
   shouldWarning: 'should-warning',
 } as const;

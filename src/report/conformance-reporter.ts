@@ -10,6 +10,7 @@ import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
 import { describeTarget, type MutationTrial, replayNotice, suiteConfig, type SuiteConfig, trialOf } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
+import { type CoverageRecord, modelCoverageLine } from '../model/coverage.ts';
 import { writeContractPage } from './contract-page.ts';
 import {
   type Cause,
@@ -67,6 +68,8 @@ export default class ConformanceReporter implements Reporter {
   #shard: FullConfig['shard'] = null;
   /** Each skipped test's title, by its reason: the console names every skipped test with why. */
   readonly #skips = new Map<string, Map<string, string>>();
+  /** What each test's model sequences covered, at its last run. */
+  readonly #modelCoverage = new Map<string, CoverageRecord>();
   /** Playwright's JUnit file, whose counts leave out errors outside any test. */
   readonly #junitFile: string | undefined;
 
@@ -109,6 +112,9 @@ export default class ConformanceReporter implements Reporter {
       this.#skips.set(reason, (this.#skips.get(reason) ?? new Map<string, string>()).set(test.id, test.title));
     }
     for (const rerun of notes(ANNOTATION.rerun)) this.#reruns.add(`${test.title}: ${rerun}`);
+    const covered = notes(ANNOTATION.modelCoverage)[0];
+    if (covered) this.#modelCoverage.set(test.id, JSON.parse(covered) as CoverageRecord);
+    else this.#modelCoverage.delete(test.id);
     // A SHOULD rule found broken: the test passed carrying the finding (src/suite.ts), the rule failed (a warning).
     const findings = notes(ANNOTATION.shouldWarning);
     if (findings.length > 0) this.#warned.add(test.id);
@@ -190,6 +196,7 @@ export default class ConformanceReporter implements Reporter {
     process.stdout.write(
       [
         `Tests: ${counted('passed')} passed, ${counted('failed')} failed, ${counted('skipped')} skipped${warned}`,
+        ...(report.modelCoverage ? [report.modelCoverage] : []),
         ...sharedCauseLines(report),
         ...failureLines(report),
         ...unjudgedLines(report),
@@ -282,7 +289,8 @@ export default class ConformanceReporter implements Reporter {
     const run = this.#config
       ? { mode: this.#config.mode, target: describeTarget(this.#config, this.#servers.get(project)?.fault, this.#servers.get(project)?.style), apiVersion: this.#config.apiVersion }
       : { mode: 'unknown', target: this.#unconfigured, apiVersion: 'unknown' };
-    return { ...run, serverTime: this.#serverTime, rules, causes: this.#causes(project, rules) };
+    const modelCoverage = modelCoverageLine([...this.#modelCoverage.values()]);
+    return { ...run, serverTime: this.#serverTime, rules, causes: this.#causes(project, rules), ...(modelCoverage ? { modelCoverage } : {}) };
   }
 
   /** The observations behind the failed MUST and SHOULD rules, each with the rules that failed on it. */
@@ -383,7 +391,8 @@ const coverage = (): string => coverageLine(coverageOf(annotatedContract().annot
 
 function matrix(report: ConformanceReport): string {
   const lines = report.rules.map((r) => `  ${LABEL[r.level][r.verdict].padEnd(5)} ${r.level.padEnd(6)} ${r.id}`);
-  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n${coverage()}\n`;
+  const model = report.modelCoverage ? `${report.modelCoverage}\n` : '';
+  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n${coverage()}\n${model}`;
 }
 
 /**
@@ -427,6 +436,7 @@ function markdown(report: ConformanceReport, flavour: 'html' | 'plain'): string 
     '',
     `${coverage()} (the annotated contract: ${contractPage} beside the reports).`,
     '',
+    ...(report.modelCoverage ? [`${report.modelCoverage}.`, ''] : []),
     ...section('Failures: MUST rules failed, and rules not judged', failures),
     ...section('Warnings: SHOULD rules failed', warnings),
     ...section('Unjudged: MUST and SHOULD rules no test could judge', unjudged, [...unjudgedLines(report).slice(1).map((line) => `- ${line.trim()}`), '']),

@@ -35,6 +35,8 @@ export interface ConformanceReport {
   rules: RuleResult[];
   /** Every distinct observation behind the failed MUST and SHOULD rules. */
   causes: Cause[];
+  /** What the model's sequences covered (src/model/coverage.ts), where any ran. */
+  modelCoverage?: string;
 }
 
 export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];

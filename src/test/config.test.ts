@@ -67,7 +67,7 @@ describe('defaults', () => {
   test('nothing set: replay of fixtures/, Version v3, the contract replacement path, 30 s timeout, the recorded target', () => {
     const { target, ...config } = configOf({}, NO_DOTENV);
     const contractUrl = pathToFileURL(resolve('reports', 'contract.html')).href;
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', contractUrl, slow: false, skipPreflight: false, stateDir: '.conformance-state', generator: { seed: 1, from: 'the fixed seed of replay' }, ci: false, githubStepSummary: undefined, rateLimit: 50, maxRetries: 3 });
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', contractUrl, slow: false, skipPreflight: false, stateDir: '.conformance-state', generator: { seed: 1, from: 'the fixed seed of replay' }, depth: { deep: false }, ci: false, githubStepSummary: undefined, rateLimit: 50, maxRetries: 3 });
     assert.equal(target?.baseUrl, REPLAY_BASE_URL);
     assert.equal(target?.tokens.access, '<ACCESS_TOKEN>', 'replay sends each token as its placeholder');
   });

@@ -22,6 +22,7 @@ export class ServerClock {
   /** The test clock's reading when the test began (begin()), and whether the test moved it since. */
   #began: number | undefined;
   #moved = false;
+  #moves = 0;
 
   constructor(
     private readonly transport: Transport,
@@ -38,6 +39,11 @@ export class ServerClock {
   /** The test clock's instant when the test began, else the server's now. */
   async startOrNow(): Promise<number> {
     return this.#began ?? this.now();
+  }
+
+  /** How many times set() or advance() moved the test clock, ever: a step tells whether it moved while it ran. */
+  get moves(): number {
+    return this.#moves;
   }
 
   /** Whether set() or advance() moved the test clock since begin(). */
@@ -78,6 +84,7 @@ export class ServerClock {
   private async post(data: { now: string } | { advanceSeconds: number }, idempotent?: true): Promise<number> {
     if (!this.testClockUrl) throw new Error('the target has no test clock (TEST_CLOCK_URL is not set)');
     this.#moved = true;
+    this.#moves += 1;
     return this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent }));
   }
 
