@@ -15,7 +15,6 @@ import {
   SECURE_PUBLIC_WINDOW_SECONDS,
 } from '../src/contract/contract.ts';
 import type { ClockHabit } from './clock.ts';
-import type { Session } from './context.ts';
 import type { Token } from './world.ts';
 import type { ApiError } from './errors.ts';
 import type { StoredFile } from './file-store.ts';
@@ -270,7 +269,8 @@ export type AgentCheck = 'token' | 'message' | 'agent-location' | 'active';
 
 /** A continuation as the execute route sees it, before it decides which session answers it. */
 export interface ContinuedTurn {
-  readonly session: Session;
+  /** The session it continues: who started it, and its exchanges so far. */
+  readonly session: { readonly token: Token; readonly turns: number };
   readonly token: Token;
   /** The body's fields beyond message, locationId and executionId. */
   readonly fields: readonly string[];

@@ -31,7 +31,8 @@ import { type CaseOutcome, checkProperty, describeCase } from './checks/property
 import type { Case } from './contract/domains.ts';
 import type { Space } from './contract/generate.ts';
 import { type Capabilities, closingOf, kindsOf, type ProfileName, profileOf, relationsOf, walkOf, type WalkName } from './model/generator.ts';
-import { Coverage, figuresOf, modelCoverageLine } from './model/coverage.ts';
+import { figuresOf, modelCoverageLine } from './contract/sequences.ts';
+import { Coverage } from './model/coverage.ts';
 import { Model } from './model/model.ts';
 import { describeSequence, runSequences, type SequenceRun } from './model/run.ts';
 
@@ -518,7 +519,7 @@ export const MAX_OPERATIONS = 8;
 /** The rows of specs/model.spec.ts, the deep run's budget shared among them. */
 const MODEL_ROWS = 8;
 /** How long a walk and the shrinking of its failure may take, live. */
-const WALK_SHRINK_MS = 3 * 60_000;
+const WALK_SHRINK_MS = 45_000;
 
 /**
  * A rule over sequences of operations (src/model/): sequences of the profile drawn from GENERATOR_SEED, or the walk of
@@ -545,7 +546,13 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   };
   const coverage = new Coverage(kindsOf(can), relationsOf(can));
   let sequences = 0;
+  // The evidence of a failure is the shortest sequence's exchanges, not every run's while shrinking (a walk's are hundreds).
+  const exchanges = api.evidence.exchanges;
+  const before = exchanges.length;
+  let sequenceAt = before;
+  let shortest: typeof exchanges = [];
   const setup = async () => {
+    sequenceAt = exchanges.length;
     await restartTarget();
     // A clock no sequence moved is still at the start (or has run on by seconds, within the model's slack at an edge).
     const now = start === undefined ? await clock.now() : clock.moved ? await clock.set(start) : start;
@@ -560,7 +567,8 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   const runs = depth.deep ? 1_000_000 : walk ? 1 : SEQUENCES;
   // A walk's failure is shrunk for a few minutes at most: the shortest sequence found by then is reported.
   const options = { seed: config.generator.seed, runs, timeLimitMs: depth.deep ? depth.budgetMs / MODEL_ROWS : walk ? WALK_SHRINK_MS : PROPERTY_TIMEOUT_MS / 2 };
-  const run: SequenceRun = await runSequences(draw, own, options, setup);
+  const run: SequenceRun = await runSequences(draw, own, { ...options, failing: () => (shortest = exchanges.slice(sequenceAt)) }, setup);
+  exchanges.splice(before, Infinity, ...(run.failure ? shortest : []));
   if (run.halted) throw run.halted;
   const record = coverage.record();
   test.info().annotations.push({ type: ANNOTATION.modelCoverage, description: JSON.stringify(record) });

@@ -6,7 +6,8 @@ import { ClockStep } from './clock.ts';
 import { ReadStep, readSweep, type SignedCaller, SignedStep, unsignedSweep } from './files.ts';
 import { ParallelStep } from './overlaps.ts';
 import { continueArbitrary, EverySessionStep, refusedTurnArbitrary, startArbitrary, StartStep } from './sessions.ts';
-import { FOCUS, type Kind, KINDS, Step } from './step.ts';
+import { type Kind, KINDS } from '../contract/sequences.ts';
+import { FOCUS, Step } from './step.ts';
 import { ExchangeStep, ForeignStep, EveryTokenStep } from './tokens.ts';
 import { EveryTargetStep, EveryWireFormStep, NameTakenAgainStep, plainUpload, refusedUploadArbitrary, UploadStep, uploadSpec } from './uploads.ts';
 

@@ -1,7 +1,6 @@
 // Two steps at once, judged by linearisability (Hughes et al., QuickCheck's parallel state-machine testing): their
 // answers are accepted when some order of the two, applied to the model one after the other, explains both.
 import { Disagreement, type Model } from './model.ts';
-import { contend } from './sessions.ts';
 import { type Real, Step, CompositeStep } from './step.ts';
 
 /** Any two steps in flight together. */
@@ -25,11 +24,10 @@ export class ParallelStep extends CompositeStep {
 
   override async run(model: Model, real: Real): Promise<void> {
     const at = real.log.length;
-    real.coverage.atOnce(this.steps);
+    real.coverage.atOnce(this.steps.map((step) => step.kind));
     const sent = real.overlap ? await Promise.all(this.steps.map((step) => step.sent(model, real))) : [await this.steps[0].sent(model, real), await this.steps[1].sent(model, real)];
     real.log.splice(at, this.steps.length, `at once: [${real.log.slice(at, at + this.steps.length).join('] and [')}]`);
-    // Two turns of one session in flight together: one may be refused as a conflict.
-    if (real.overlap) contend(sent);
+    if (real.overlap) for (const step of this.steps) step.besides(sent);
     const back = model.checkpoint();
     const logged = real.log.length;
     for (const order of [[0, 1], [1, 0]]) {

@@ -14,6 +14,8 @@ export interface SequenceOptions {
   runs: number;
   /** How long the run may go on, shrinking included, before the shortest sequence so far is reported. */
   timeLimitMs: number;
+  /** Called after each run that breaks the rule being shrunk: the last call is the shortest sequence's. */
+  failing?: () => void;
 }
 
 /**
@@ -134,6 +136,7 @@ async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setu
     // Each failing run while shrinking is shorter than the one before: the last is the shortest.
     sequences.failedAt = broken.at;
     found = { error: broken, log: [...real.log] };
+    options.failing?.();
     throw broken;
   });
   const run = await fc.check(property, { seed: options.seed, numRuns: options.runs, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false });

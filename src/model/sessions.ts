@@ -85,7 +85,7 @@ export class StartStep extends Step {
 /** Sessions a run opens at most. */
 const MAX_SESSIONS = 16;
 
-/** A continuation as sent; `beside` is another continuation of the same session in flight with it (contend). */
+/** A continuation as sent; `beside` is another continuation of the same session in flight with it (ContinueStep.besides). */
 class Turn {
   beside?: Turn;
 
@@ -94,15 +94,6 @@ class Turn {
     readonly caller: ModelToken,
     readonly reply: Reply,
   ) {}
-}
-
-/**
- * Marks the continuations of one session among steps sent at once (the answers of a ParallelStep, live), so that a
- * refusal of one of them while the other is accepted is judged a conflict: §3 says nothing of two turns at once.
- */
-export function contend(sent: readonly unknown[]): void {
-  const turns = sent.filter((answer): answer is Turn => answer instanceof Turn);
-  for (const turn of turns) turn.beside = turns.find((other) => other !== turn && other.session === turn.session);
 }
 
 /**
@@ -118,6 +109,15 @@ export class ContinueStep extends IndexedStep {
     readonly optional: readonly Optional[] = [],
   ) {
     super(index);
+  }
+
+  /**
+   * Marks the continuations of one session among steps sent at once, so that a refusal of one of them while the other
+   * is accepted is judged a conflict: §3 says nothing of two turns at once.
+   */
+  override besides(sent: readonly unknown[]): void {
+    const turns = sent.filter((answer): answer is Turn => answer instanceof Turn);
+    for (const turn of turns) turn.beside = turns.find((other) => other !== turn && other.session === turn.session);
   }
 
   protected among(model: Readonly<Model>): number {

@@ -5,6 +5,7 @@ import { type Api } from '../client/api.ts';
 import type { RefreshChain } from '../client/refresh-chain.ts';
 import type { Target } from '../config/config.ts';
 import type { ServerClock } from '../time/server-clock.ts';
+import type { Kind } from '../contract/sequences.ts';
 import type { Coverage } from './coverage.ts';
 import { type Model, type ModelFile, type ModelSession, type ModelToken, NotApplicable } from './model.ts';
 
@@ -26,12 +27,6 @@ export interface Real {
   coverage: Coverage;
 }
 
-/**
- * The kinds of operation of the model, each a family of requests: the coverage counts which kinds followed which (on
- * the same file or session), and which were sent at once.
- */
-export const KINDS = ['upload', 'refused upload', 'read', 'signed URL', 'clock', 'start', 'continue', 'refused turn', 'exchange', 'foreign'] as const;
-export type Kind = (typeof KINDS)[number];
 
 /** A step: applicable to the model's state or not, sent, then judged. */
 export abstract class Step implements fc.AsyncCommand<Model, Real> {
@@ -39,6 +34,9 @@ export abstract class Step implements fc.AsyncCommand<Model, Real> {
   abstract readonly kind: Kind | 'composite';
   abstract check(model: Readonly<Model>): boolean;
   abstract toString(): string;
+  /** Hears what it was sent in flight with (overlaps.ts: the answers of both steps, live): by default nothing. */
+  besides(_sent: readonly unknown[]): void {}
+
   /** What shrinking may put in this step's place besides dropping it (Sequences.shrink): by default nothing. */
   splits(): Step[][] {
     return [];

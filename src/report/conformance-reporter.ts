@@ -10,7 +10,7 @@ import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
 import { describeTarget, type MutationTrial, replayNotice, suiteConfig, type SuiteConfig, trialOf } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
-import { type CoverageRecord, modelCoverageLine } from '../model/coverage.ts';
+import { type CoverageRecord, modelCoverageLine } from '../contract/sequences.ts';
 import { writeContractPage } from './contract-page.ts';
 import {
   type Cause,

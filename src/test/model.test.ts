@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { KINDS, type Real, Step, StepsInTurn } from '../model/step.ts';
-import { Coverage, figuresOf, modelCoverageLine } from '../model/coverage.ts';
+import { type Real, Step, StepsInTurn } from '../model/step.ts';
+import { figuresOf, KINDS, modelCoverageLine } from '../contract/sequences.ts';
+import { Coverage } from '../model/coverage.ts';
 import { circuitOf, kindsOf, walkOf } from '../model/generator.ts';
 import { modelFileSize, SIZE_SPREAD } from '../model/uploads.ts';
 import { ParallelStep } from '../model/overlaps.ts';
