@@ -518,8 +518,8 @@ export const MAX_OPERATIONS = 8;
 
 /** The rows of specs/model.spec.ts, the deep run's budget shared among them. */
 const MODEL_ROWS = 8;
-/** How long a walk and the shrinking of its failure may take, live. */
-const WALK_SHRINK_MS = 45_000;
+/** How long a row's sequences, and the shrinking of a failure, may take (a quick run): the shortest sequence found by then is reported. */
+const SHRINK_MS = 90_000;
 
 /**
  * A rule over sequences of operations (src/model/): sequences of the profile drawn from GENERATOR_SEED, or the walk of
@@ -565,8 +565,7 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   const walk = profile === 'every pair' || profile === 'at once';
   const draw = walk ? { walk: walkOf(profile, can) } : { weighted: profileOf(profile, can), maxCommands: depth.deep ? 4 * MAX_OPERATIONS : MAX_OPERATIONS, closing: closingOf(profile, can) };
   const runs = depth.deep ? 1_000_000 : walk ? 1 : SEQUENCES;
-  // A walk's failure is shrunk for a few minutes at most: the shortest sequence found by then is reported.
-  const options = { seed: config.generator.seed, runs, timeLimitMs: depth.deep ? depth.budgetMs / MODEL_ROWS : walk ? WALK_SHRINK_MS : PROPERTY_TIMEOUT_MS / 2 };
+  const options = { seed: config.generator.seed, runs, timeLimitMs: depth.deep ? depth.budgetMs / MODEL_ROWS : SHRINK_MS };
   const run: SequenceRun = await runSequences(draw, own, { ...options, failing: () => (shortest = exchanges.slice(sequenceAt)) }, setup);
   exchanges.splice(before, Infinity, ...(run.failure ? shortest : []));
   if (run.halted) throw run.halted;
