@@ -134,6 +134,8 @@ async function run(job: Job): Promise<Done> {
     RATE_LIMIT: String(job.rateLimit),
     // A fault run is judged on its verdicts: a faulty server may trip the preflight on purpose.
     SKIP_PREFLIGHT: job.fault ? '1' : '0',
+    // ... and a failure is not shrunk; a baseline's would be, to show a false alarm at its shortest.
+    ...(job.fault ? { SHRINK_SECONDS: '0' } : {}),
     CI: '1',
   }, SERVER_VARIABLES);
   let output = '';

@@ -482,13 +482,15 @@ export async function forEvery(space: Space, check: (request: Case) => Promise<C
   const config = suiteConfig();
   // A live target's rate limit spreads a domain's requests over minutes.
   if (config.mode === 'live') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS));
-  const run = await checkProperty(space, config.generator.seed, check);
+  const run = await checkProperty(space, config.generator.seed, config.shrinkMs > 0, check);
   if (run.halted) throw run.halted;
   const total = run.pairwise + run.samples;
   observe(`${total} requests: ${run.pairwise} covering every pair of values of ${run.varied.join(', ') || 'its one request'}, then ${run.samples} drawn from seed ${run.seed}`);
   if (run.failure) {
     const { request, shrinks, error } = run.failure;
-    const found = `the smallest failing request: ${describeCase(request, run.varied)} (shrunk in ${shrinks} steps; GENERATOR_SEED=${run.seed} draws the same samples)`;
+    const found = config.shrinkMs > 0
+      ? `the smallest failing request: ${describeCase(request, run.varied)} (shrunk in ${shrinks} steps; GENERATOR_SEED=${run.seed} draws the same samples)`
+      : `the first failing request: ${describeCase(request, run.varied)} (not shrunk: SHRINK_SECONDS=0; GENERATOR_SEED=${run.seed} draws the same samples)`;
     throw Object.assign(new Error(`${found}\n\n${(error as Error)?.message ?? String(error)}`), { stack: undefined });
   }
   const { refusedControl } = run;
@@ -518,8 +520,6 @@ export const MAX_OPERATIONS = 8;
 
 /** The rows of specs/model.spec.ts, the deep run's budget shared among them. */
 const MODEL_ROWS = 8;
-/** How long a row's sequences, and the shrinking of a failure, may take (a quick run): the shortest sequence found by then is reported. */
-const SHRINK_MS = 90_000;
 
 /**
  * A rule over sequences of operations (src/model/): sequences of the profile drawn from GENERATOR_SEED, or the walk of
@@ -565,7 +565,9 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   const walk = profile === 'every pair' || profile === 'at once';
   const draw = walk ? { walk: walkOf(profile, can) } : { weighted: profileOf(profile, can), maxCommands: depth.deep ? 4 * MAX_OPERATIONS : MAX_OPERATIONS, closing: closingOf(profile, can) };
   const runs = depth.deep ? 1_000_000 : walk ? 1 : SEQUENCES;
-  const options = { seed: config.generator.seed, runs, timeLimitMs: depth.deep ? depth.budgetMs / MODEL_ROWS : SHRINK_MS };
+  // A quick run's sequences and the shrinking of a failure take SHRINK_SECONDS at most: the shortest found by then is reported.
+  const shrink = config.shrinkMs > 0;
+  const options = { seed: config.generator.seed, runs, shrink, timeLimitMs: depth.deep ? depth.budgetMs / MODEL_ROWS : shrink ? config.shrinkMs : undefined };
   const run: SequenceRun = await runSequences(draw, own, { ...options, failing: () => (shortest = exchanges.slice(sequenceAt)) }, setup);
   exchanges.splice(before, Infinity, ...(run.failure ? shortest : []));
   if (run.halted) throw run.halted;
@@ -577,7 +579,8 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   observe(`${drawn} (${run.steps} steps) drawn from seed ${run.seed}${skipped}; ${modelCoverageLine([record])}${missing.length > 0 ? `; not followed: ${missing.join(', ')}` : ''}`);
   if (!run.failure) return;
   const { rule: broken, message, sequence, shrinks } = run.failure;
-  const found = `${message}\n\nthe shortest sequence found (shrunk in ${shrinks} steps; GENERATOR_SEED=${run.seed} draws it again):\n${describeSequence(sequence)}`;
+  const how = shrink ? `the shortest sequence found (shrunk in ${shrinks} steps` : `the first failing sequence (not shrunk: SHRINK_SECONDS=0`;
+  const found = `${message}\n\n${how}; GENERATOR_SEED=${run.seed} draws it again):\n${describeSequence(sequence)}`;
   // Another rule's SHOULD finding is its warning; this test's rule was judged on every sequence all the same (the model
   // notes a SHOULD disagreement and goes on).
   if (broken !== own && ruleById(broken).level !== 'MUST') {

@@ -39,7 +39,8 @@ export interface PropertyRun {
 /** Samples drawn from the seed after the pairwise cover: each run (each commit's seed) tries a few requests more. */
 export const SAMPLES = 2;
 
-export async function checkProperty(space: Space, seed: number, check: (request: Case) => Promise<CaseOutcome>): Promise<PropertyRun> {
+/** `shrink` false: a failure is reported as the request first found, not the smallest (a run that proves only a verdict). */
+export async function checkProperty(space: Space, seed: number, shrink: boolean, check: (request: Case) => Promise<CaseOutcome>): Promise<PropertyRun> {
   const cover = pairwise(space);
   const run: PropertyRun = {
     seed,
@@ -62,7 +63,7 @@ export async function checkProperty(space: Space, seed: number, check: (request:
     if (outcome && 'notApplicable' in outcome) run.notApplicable.push(`${describeCase(request, run.varied)}: ${outcome.notApplicable}`);
     if (outcome && 'refusedControl' in outcome) run.refusedControl ??= { ...outcome, what: `${outcome.what} (${describeCase(request, run.varied)})` };
   });
-  const result = await fc.check(property, { seed, numRuns: cover.length + SAMPLES, examples: cover.map((request) => [request]) });
+  const result = await fc.check(property, { seed, numRuns: cover.length + SAMPLES, examples: cover.map((request) => [request]), endOnFailure: !shrink });
   if (result.failed && result.counterexample) run.failure = { request: result.counterexample[0], shrinks: result.numShrinks, error: result.errorInstance };
   return run;
 }

@@ -79,7 +79,7 @@ export function networkFault(error: Error): 'reset' | 'timeout' | undefined {
  * stand-ins, replayPart), and collecting as early costs a full collection before each of some 50 bodies: some 4 s of CPU.
  */
 const BIG_BODY_BYTES = 4 * 2 ** 20;
-const COLLECT_ABOVE_BYTES = { live: 200 * 2 ** 20, replay: 250 * 2 ** 20 };
+const COLLECT_ABOVE_BYTES = { live: 260 * 2 ** 20, replay: 250 * 2 ** 20 };
 
 /**
  * A full collection, made before each big upload: the copies of earlier uploads' files are memory outside V8's heap

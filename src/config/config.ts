@@ -69,6 +69,7 @@ export const SETTINGS = {
   generatorSeed: { env: 'GENERATOR_SEED', purpose: 'the seed of the requests drawn beyond the pairwise cover of each rule\'s domain, printed at the start of a run; default 1 in replay and record (the fixtures are made at it), else from the checked-out commit' },
   depth: { env: 'SUITE_DEPTH', purpose: "quick (one walk of the model per rule's row, a few drawn sequences) or deep (sequences drawn until DEEP_BUDGET_MINUTES are spent, for nightly runs)", default: 'quick' },
   deepBudgetMinutes: { env: 'DEEP_BUDGET_MINUTES', purpose: "with SUITE_DEPTH=deep: the minutes the model's sequences may take, all rows together", default: '30' },
+  shrinkSeconds: { env: 'SHRINK_SECONDS', purpose: "how long a failure of the model's sequences is shrunk, at most, before the shortest sequence found is reported; 0 reports every failure (a sequence's, or a domain's request's) as first found, unshrunk: what a run that proves only verdicts needs", default: '90' },
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
   slow: { env: 'SUITE_SLOW', purpose: '1 adds the slow project, which really waits out the one-hour window (targets without a test clock)', default: '0' },
@@ -146,6 +147,8 @@ export interface SuiteConfig {
   readonly generator: { readonly seed: number; readonly from: string };
   /** How long the model draws: a quick run, or a deep one of so many milliseconds (SUITE_DEPTH, DEEP_BUDGET_MINUTES). */
   readonly depth: { readonly deep: false } | { readonly deep: true; readonly budgetMs: number };
+  /** How long a failure is shrunk, at most (SHRINK_SECONDS); 0: not at all. */
+  readonly shrinkMs: number;
   readonly ci: boolean;
   /** The GitHub Actions job summary the matrix is appended to. */
   readonly githubStepSummary?: string;
@@ -260,7 +263,7 @@ export function closestSetting(name: string): string {
 /** A name of `.env` that is no setting, as a problem: it takes no part, so a typo would silently leave a setting unset. */
 const strayProblem = (name: string) => `${name} (in .env) is not a setting of the suite and takes no part: did you mean ${closestSetting(name)}? Rename it, or remove it`;
 
-/** GENERATOR_SEED; else 1 in replay and record, whose fixtures are made at it; else the checked-out commit's, so each commit draws anew. */
+/** SUITE_DEPTH and DEEP_BUDGET_MINUTES. */
 function depthOf(depth: string, minutes: string, problems: string[]): SuiteConfig['depth'] {
   if (depth !== 'quick' && depth !== 'deep') problems.push(`SUITE_DEPTH=${depth} is neither quick nor deep: ${SETTINGS.depth.purpose}`);
   const budget = Number(minutes);
@@ -268,6 +271,14 @@ function depthOf(depth: string, minutes: string, problems: string[]): SuiteConfi
   return depth === 'deep' ? { deep: true, budgetMs: budget * 60_000 } : { deep: false };
 }
 
+/** SHRINK_SECONDS, in milliseconds. */
+function shrinkOf(seconds: string, problems: string[]): number {
+  const value = Number(seconds);
+  if (!(value >= 0)) problems.push(`SHRINK_SECONDS=${seconds} is not a number of seconds (0 or more): ${SETTINGS.shrinkSeconds.purpose}`);
+  return value * 1000;
+}
+
+/** GENERATOR_SEED; else 1 in replay and record, whose fixtures are made at it; else the checked-out commit's, so each commit draws anew. */
 function generatorSeed(value: string | undefined, mode: Mode, problems: string[]): SuiteConfig['generator'] {
   if (value !== undefined) {
     if (/^\d{1,9}$/.test(value)) return { seed: Number(value), from: 'GENERATOR_SEED' };
@@ -364,6 +375,7 @@ export function loadConfig(merged: Record<string, string>, strays: readonly stri
     stateDir: raw('stateDir') as string,
     generator: generatorSeed(raw('generatorSeed'), mode, problems),
     depth: depthOf(raw('depth') as string, raw('deepBudgetMinutes') as string, problems),
+    shrinkMs: shrinkOf(raw('shrinkSeconds') as string, problems),
     ci: raw('ci') !== undefined,
     githubStepSummary: raw('githubStepSummary'),
   };
@@ -408,7 +420,8 @@ export function loadConfig(merged: Record<string, string>, strays: readonly stri
 
 /** The configuration of `npm run mutation`: the reference server with its defaults, whatever the environment or .env say. */
 export function mutationConfig(reportsDir: string, projects: readonly MutationProject[]): SuiteConfig {
-  return { ...loadConfig({ [SETTINGS.mode.env]: 'live', [SETTINGS.reference.env]: '1', [SETTINGS.reportsDir.env]: reportsDir }), mutation: { projects } };
+  // A fault is killed or not by its verdict: a failure is not shrunk.
+  return { ...loadConfig({ [SETTINGS.mode.env]: 'live', [SETTINGS.reference.env]: '1', [SETTINGS.reportsDir.env]: reportsDir, [SETTINGS.shrinkSeconds.env]: '0' }), mutation: { projects } };
 }
 
 /** The world at an address; a reference server always serves its test clock at `testClockPath`. */

@@ -13,7 +13,9 @@ export interface SequenceOptions {
   /** Sequences drawn. */
   runs: number;
   /** How long the run may go on, shrinking included, before the shortest sequence so far is reported. */
-  timeLimitMs: number;
+  timeLimitMs?: number;
+  /** false: the first failing sequence is reported as it ran (a run that proves only a verdict). */
+  shrink: boolean;
   /** Called after each run that breaks the rule being shrunk: the last call is the shortest sequence's. */
   failing?: () => void;
 }
@@ -139,7 +141,7 @@ async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setu
     options.failing?.();
     throw broken;
   });
-  const run = await fc.check(property, { seed: options.seed, numRuns: options.runs, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false });
+  const run = await fc.check(property, { seed: options.seed, numRuns: options.runs, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false, endOnFailure: !options.shrink });
   if (run.failed && found) result.failure = { rule, sequence: found.log, message: found.error.message, shrinks: run.numShrinks };
   else if (run.failed && run.errorInstance) throw run.errorInstance;
   return other;

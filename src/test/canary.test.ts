@@ -185,6 +185,8 @@ describe('canary: no token or signed-URL signature reaches any artifact', () => 
       ...suite,
       SUITE_MODE: 'record',
       FAULT,
+      // The evidence of the first failing sequence is what a shrunk one's is made of: shrinking would only take longer.
+      SHRINK_SECONDS: '0',
       FIXTURES_DIR: live.fixtures,
       REPORTS_DIR: live.reports,
     });

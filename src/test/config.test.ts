@@ -67,7 +67,7 @@ describe('defaults', () => {
   test('nothing set: replay of fixtures/, Version v3, the contract replacement path, 30 s timeout, the recorded target', () => {
     const { target, ...config } = configOf({}, NO_DOTENV);
     const contractUrl = pathToFileURL(resolve('reports', 'contract.html')).href;
-    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', contractUrl, slow: false, skipPreflight: false, stateDir: '.conformance-state', generator: { seed: 1, from: 'the fixed seed of replay' }, depth: { deep: false }, ci: false, githubStepSummary: undefined, rateLimit: 50, maxRetries: 3 });
+    assert.deepEqual(config, { mode: 'replay', apiVersion: API_VERSION, replacementPath: REPLACEMENT_EXECUTE_PATH, locationTokenBody: SETTINGS.locationTokenBody.default, requestTimeoutMs: 30_000, fixturesDir: 'fixtures', reportsDir: 'reports', contractUrl, slow: false, skipPreflight: false, stateDir: '.conformance-state', generator: { seed: 1, from: 'the fixed seed of replay' }, depth: { deep: false }, shrinkMs: 90_000, ci: false, githubStepSummary: undefined, rateLimit: 50, maxRetries: 3 });
     assert.equal(target?.baseUrl, REPLAY_BASE_URL);
     assert.equal(target?.tokens.access, '<ACCESS_TOKEN>', 'replay sends each token as its placeholder');
   });
@@ -76,6 +76,13 @@ describe('defaults', () => {
     assert.deepEqual(configOf({ GENERATOR_SEED: '42' }, NO_DOTENV).generator, { seed: 42, from: 'GENERATOR_SEED' });
     assert.match(configOf(LIVE, NO_DOTENV).generator.from, /^commit [0-9a-f]{7}$/);
     assert.match(problemsOf({ GENERATOR_SEED: 'abc' }), /GENERATOR_SEED=abc is not a whole number of at most 9 digits: the seed of the requests drawn/);
+  });
+
+  test('SHRINK_SECONDS: 90 s by default, 0 for no shrinking; anything but a number of seconds is named', () => {
+    assert.equal(configOf({ SHRINK_SECONDS: '0' }, NO_DOTENV).shrinkMs, 0);
+    assert.equal(configOf({ SHRINK_SECONDS: '2.5' }, NO_DOTENV).shrinkMs, 2500);
+    assert.match(problemsOf({ SHRINK_SECONDS: '-1' }), /SHRINK_SECONDS=-1 is not a number of seconds \(0 or more\): how long a failure/);
+    assert.match(problemsOf({ SHRINK_SECONDS: 'soon' }), /SHRINK_SECONDS=soon is not a number of seconds/);
   });
 
   test('the configuration is frozen, its target too', () => {

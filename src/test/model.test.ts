@@ -103,7 +103,7 @@ class Toy extends Step {
 
 const toys = [fc.constant(new Toy('mark')), fc.constant(new Toy('idle')), fc.constant(new Toy('refused')), fc.constant(new Toy('check')), fc.constant(new Toy('check', 'SECURE-SIGNED-URL'))];
 const setup = async () => ({ model: at(REGIME_INSTANTS.before), real: { log: [], overlap: true, coverage: new Coverage(KINDS, []) } as unknown as Real });
-const options = { seed: 7, runs: 40, timeLimitMs: 60_000 };
+const options = { seed: 7, runs: 40, timeLimitMs: 60_000, shrink: true };
 // Every sequence ends with the closing step, as each profile's does (closingOf): by default one that does nothing.
 const drawn = (weighted: fc.Arbitrary<Step>[], closing: Step = new Toy('idle')) => ({ weighted, maxCommands: 10, closing });
 
