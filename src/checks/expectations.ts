@@ -1,7 +1,7 @@
 // The suite's checks: one small matcher per property, each failure saying Received, Expected and a hint.
 // Tests call them at the call site (`expect(reply).toBeRefusal()`), so what is expected stays visible.
 import { expect as base } from '@playwright/test';
-import { accepted, type Reply, serves } from '../client/api.ts';
+import { accepted, type Reply, refused, serves } from '../client/api.ts';
 import { fileRef, judge, type Judgement } from '../client/evidence.ts';
 import { SECURE_PATH_PREFIX } from '../contract/contract.ts';
 import { describeErrors, type SchemaId, validatorFor } from '../contract/schemas.ts';
@@ -31,7 +31,7 @@ export const expect = base.extend({
    * refuses nothing in particular: the check is then inconclusive (the transport marks it), never passed.
    */
   toBeRefusal(reply: Reply) {
-    const pass = judged(this.isNot, reply, reply.status >= 400 && reply.status < 500 && reply.status !== 429, 'refusal');
+    const pass = judged(this.isNot, reply, refused(reply), 'refusal');
     return result(pass, 'toBeRefusal', `${reply.status} ${excerpt(reply)}`, 'a 4xx refusal (any code: the contract shows none)',
       reply.status === 429 ? 'Inconclusive: the server was still rate-limiting after the retries, so this proves nothing'
       : reply.status >= 500 ? 'a 5xx is a server error, never a valid refusal'

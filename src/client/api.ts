@@ -32,6 +32,9 @@ export interface Reply {
 export const accepted = (reply: Reply) =>
   (reply.status >= 200 && reply.status < 300) || (reply.method === 'GET' && reply.status >= 300 && reply.status < 400 && reply.headers.location !== undefined);
 
+/** A refusal: any 4xx but 429, which refuses nothing in particular (the contract shows no error code). */
+export const refused = (reply: Reply) => reply.status >= 400 && reply.status < 500 && reply.status !== 429;
+
 /** A 2xx carrying exactly the bytes of `file` (compared by SHA-256). */
 export const serves = (reply: Reply, file: TestFile) => accepted(reply) && sha256(reply.body) === file.sha256;
 

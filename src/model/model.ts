@@ -2,7 +2,7 @@
 // sessions it opened, the tokens it holds and what each must reach, the server's clock and the regime of the dated
 // change. For each operation it says what the contract allows the answer to be (exactly, a set, or open), and a
 // disagreement names the rule of the catalogue it breaks.
-import { accepted, type Auth, type Reply, serves } from '../client/api.ts';
+import { accepted, type Auth, refused, type Reply, serves } from '../client/api.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
 import type { RuleId } from '../contract/rules.ts';
 import type { TestFile } from '../files/test-file.ts';
@@ -203,7 +203,7 @@ export function mustAccept(reply: Reply, what: string, rule: RuleId): void {
  * have expired, and the contract names no lifetime, so the step is not applicable.
  */
 export function expiredMayRefuse(model: Readonly<Model>, caller: ModelToken, reply: Reply): void {
-  if (accepted(reply) || caller.issuedAt === undefined || model.now <= caller.issuedAt || (reply.status !== 401 && reply.status !== 403)) return;
+  if (!refused(reply) || caller.issuedAt === undefined || model.now <= caller.issuedAt) return;
   throw new NotApplicable(`${caller.label} was refused (${shown(reply)}) ${Math.round((model.now - caller.issuedAt) / 1000)} s after it was issued: an exchanged token may expire, and the contract names no lifetime`);
 }
 

@@ -93,15 +93,17 @@ class Sequences extends fc.Arbitrary<Step[]> {
  */
 export async function runSequences(draw: Draw, own: RuleId, options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>): Promise<SequenceRun> {
   const result: SequenceRun = { seed: options.seed, sequences: 0, steps: 0, notApplicable: [] };
-  const first = await shrinkTo(own, draw, options, setup, result);
-  if (result.failure || result.halted || first === undefined) return result;
-  await shrinkTo(first, draw, options, setup, result);
+  const other = await shrinkTo(own, draw, options, setup, result);
+  if (result.failure || result.halted || other === undefined) return result;
+  // Unshrunk, the other rule's first sequence is already at hand: no need to draw it again.
+  if (!options.shrink) result.failure = { rule: other.error.rule, sequence: other.log, message: other.error.message, shrinks: 0 };
+  else await shrinkTo(other.error.rule, draw, options, setup, result);
   return result;
 }
 
-/** One fast-check run that fails on disagreements with `rule` only; answers the rule of the first other disagreement. */
-async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>, result: SequenceRun): Promise<RuleId | undefined> {
-  let other: RuleId | undefined;
+/** One fast-check run that fails on disagreements with `rule` only; answers the first other disagreement and its sequence. */
+async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setup: () => Promise<{ model: Model; real: Real }>, result: SequenceRun): Promise<{ error: Disagreement; log: string[] } | undefined> {
+  let other: { error: Disagreement; log: string[] } | undefined;
   let found: { error: Disagreement; log: string[] } | undefined;
   const sequences = new Sequences(draw);
   const property = fc.asyncProperty(sequences, async (sequence) => {
@@ -132,8 +134,9 @@ async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setu
     }
     const broken = model.noted.find((disagreement) => disagreement.rule === rule);
     // The other rule to shrink to: a MUST rule's before any SHOULD rule's, which is a warning only.
-    const must = model.noted.find((disagreement) => ruleById(disagreement.rule).level === 'MUST');
-    if (other === undefined || (ruleById(other).level !== 'MUST' && must)) other = (must ?? model.noted[0])?.rule;
+    const must = model.noted.find((disagreement) => disagreement.rule !== rule && ruleById(disagreement.rule).level === 'MUST');
+    const first = must ?? model.noted.find((disagreement) => disagreement.rule !== rule);
+    if (first && (other === undefined || (ruleById(other.error.rule).level !== 'MUST' && must))) other = { error: first, log: [...real.log] };
     if (broken === undefined) return;
     // Each failing run while shrinking is shorter than the one before: the last is the shortest.
     sequences.failedAt = broken.at;

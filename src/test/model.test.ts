@@ -132,6 +132,18 @@ describe('sequences judged by the model', () => {
     assert.deepEqual(run.failure?.sequence, ['mark', 'mark', 'check (SECURE-SIGNED-URL)']);
   });
 
+  test('unshrunk (SHRINK_SECONDS=0), the first failing sequence is reported as it ran, the first of another rule without drawing again', async () => {
+    const unshrunk = { ...options, shrink: false };
+    const own = await runSequences(drawn(toys), 'SESSION-CONTINUE', unshrunk, setup);
+    assert.equal(own.failure?.rule, 'SESSION-CONTINUE');
+    assert.equal(own.failure?.shrinks, 0);
+    assert.ok(own.failure!.sequence.length > 3, `the sequence as it ran: ${own.failure!.sequence.join(', ')}`);
+    const other = await runSequences(drawn(toys.filter((_, i) => i !== 3)), 'SESSION-CONTINUE', unshrunk, setup);
+    assert.equal(other.failure?.rule, 'SECURE-SIGNED-URL');
+    assert.equal(other.sequences, options.runs, 'every sequence drawn once, none again for the other rule');
+    assert.ok(other.failure?.sequence.includes('check (SECURE-SIGNED-URL)'), other.failure?.sequence.join(', '));
+  });
+
   test('a model that never disagrees reports its sequences and steps, and no failure', async () => {
     const run = await runSequences(drawn([fc.constant(new Toy('mark')), fc.constant(new Toy('idle'))]), 'SESSION-CONTINUE', { ...options, runs: 3 }, setup);
     assert.equal(run.failure, undefined);
