@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { API_VERSION } from '../contract/contract.ts';
 import type { ConformanceReport } from '../report/conformance-reporter.ts';
 import type { Recording } from '../client/recording.ts';
@@ -30,14 +31,24 @@ function run(script: string, env: Record<string, string>): { status: number | nu
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
+/** How long a recording given by RECORDED_RUN may take to finish: a whole live run, on a machine busy with others. */
+const RECORDING_WAIT_MS = 10 * 60_000;
+
 /**
- * The recording to judge: made here, or, with RECORDED_RUN, one already made the same way (`FIXTURES_DIR=<dir>/fixtures
- * REPORTS_DIR=<dir>/reports npm run --silent record`, its output in <dir>/output.txt and exit status in <dir>/status):
- * .ci/run records once for this test and the proofs that take the reference's verdicts from it.
+ * The recording to judge: made here, or, with RECORDED_RUN, one made the same way (`FIXTURES_DIR=<dir>/fixtures
+ * REPORTS_DIR=<dir>/reports npm run --silent record`, its output in <dir>/output.txt and exit status in <dir>/status),
+ * waited for until its status is written: .ci/run records once, beside npm test, for this test and the proofs that
+ * take the reference's verdicts from it.
  */
-function recording(): { dir: string; status: number | null; output: string } {
+async function recording(): Promise<{ dir: string; status: number | null; output: string }> {
   const given = process.env.RECORDED_RUN;
-  if (given) return { dir: given, status: Number(readFileSync(join(given, 'status'), 'utf8')), output: readFileSync(join(given, 'output.txt'), 'utf8') };
+  if (given) {
+    const status = join(given, 'status');
+    for (const started = Date.now(); !existsSync(status); await sleep(1000)) {
+      if (Date.now() - started > RECORDING_WAIT_MS) assert.fail(`RECORDED_RUN=${given} has no status file after ${RECORDING_WAIT_MS / 60_000} minutes: the recording it names did not finish`);
+    }
+    return { dir: given, status: Number(readFileSync(status, 'utf8')), output: readFileSync(join(given, 'output.txt'), 'utf8') };
+  }
   const dir = join(work, 'recorded');
   return { dir, ...run('record', { FIXTURES_DIR: join(dir, 'fixtures'), REPORTS_DIR: join(dir, 'reports') }) };
 }
@@ -54,16 +65,17 @@ const verdicts = (file: string) =>
 describe('recorded fixtures', () => {
   let recorded: { dir: string; status: number | null; output: string };
   let replayed: { status: number | null; output: string };
-  before(() => {
-    // Record into a folder of its own, then replay the committed fixtures: both reports are compared below.
-    recorded = recording();
+  before(async () => {
+    // Replay the committed fixtures, then record into a folder of its own (or wait for the one given): both reports are
+    // compared below.
     // An earlier run's Allure result and blob report in the replay's folder: the run must not keep them.
     for (const [folder, name] of STALE) {
       mkdirSync(join(work, 'replay', folder), { recursive: true });
       writeFileSync(join(work, 'replay', folder, name), '{}');
     }
     replayed = run('conformance', { SUITE_MODE: 'replay', REFERENCE_SERVER: '0', REPORTS_DIR: join(work, 'replay') });
-  });
+    recorded = await recording();
+  }, { timeout: RECORDING_WAIT_MS + 5 * 60_000 });
   after(() => rmSync(work, { recursive: true, force: true }));
 
   test('the live run against the reference server passes with no MUST failure', () => {
