@@ -17,19 +17,25 @@ export class ReadStep extends IndexedStep {
     return `GET the URL of file ${this.index} (wrapping around the run's files), anonymously`;
   }
 
-  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply: Reply | undefined }> {
+  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply: Reply | undefined; moves: number }> {
     const file = this.chosen(model.files, model.focus.file);
     model.focus.file = file;
     real.log[real.log.length - 1] = `GET the URL of file ${file.label} (${file.file.name}, ${file.kind}), anonymously`;
-    return { file, reply: await real.api.offered(`model: read ${file.label}`, file.url) };
+    const moves = real.clock.moves;
+    return { file, moves, reply: await real.api.offered(`model: read ${file.label}`, file.url) };
   }
 
   protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
-    const { file, reply } = sent as { file: ModelFile; reply: Reply | undefined };
+    const { file, reply, moves } = sent as { file: ModelFile; reply: Reply | undefined; moves: number };
     if (reply === undefined) throw new NotApplicable(`${real.api.evidence.redact(file.url)} could not be reached`);
     const expected = model.expectedRead(file);
     if (expected === 'open') throw new NotApplicable(`file ${file.label} is within ${Math.round((model.now - file.uploadedAt) / 1000)} s of its hour's end, where a running clock leaves the answer open`);
     const age = `${Math.round((model.now - file.uploadedAt) / 1000)} s after its upload`;
+    // A step at once moved the clock while the URL handed over to (a short-lived signed URL, say) was followed.
+    const handedOver = new URL(reply.url).href !== new URL(file.url).href;
+    if (expected.serve && !accepted(reply) && handedOver && real.clock.moves !== moves) {
+      throw new NotApplicable(`file ${file.label} ${age}: the clock moved on while the URL its own handed over to was followed, and a short-lived URL may have expired (${shown(reply)})`);
+    }
     if (expected.serve && !accepted(reply)) return model.note(new Disagreement(expected.rule, `file ${file.label} (${file.kind}) ${age}: its URL answered ${shown(reply)}`));
     const other = model.fileServedBy(reply, file);
     if (expected.serve && other !== file) {
