@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { childEnvironment } from '../src/config/config.ts';
 import { SERVER_VARIABLES } from '../reference/config.ts';
 import type { ConformanceReport, RuleResult } from '../src/report/conformance-reporter.ts';
+import { whenWritten } from '../src/report/when-written.ts';
 import { commitSeed, PLAYWRIGHT_CLI } from './mutation.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -274,7 +275,8 @@ function stratified(all: Fault[], count: number, rank: (text: string) => number)
 
 /** The reference's verdicts: a report already made (CI: its one recording), or a live run against the reference server in its default style. */
 async function referenceVerdicts(file: string | undefined): Promise<ConformanceReport> {
-  if (file) return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
+  // Read once written: CI's recording runs beside this run.
+  if (file) return JSON.parse(await whenWritten(file, 'the run whose verdicts --reference names')) as ConformanceReport;
   const dir = join(OUT, 'reference');
   rmSync(dir, { recursive: true, force: true });
   const env = childEnvironment({ SUITE_MODE: 'live', REFERENCE_SERVER: '1', REPORTS_DIR: dir, CI: '1' });

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { faultCatalogue, type Fault, type FaultName } from '../reference/faults.ts';
 import { type MutationProject, type MutationTrial, mutationConfig, SETTINGS } from '../src/config/config.ts';
 import type { ConformanceReport } from '../src/report/conformance-reporter.ts';
+import { whenWritten } from '../src/report/when-written.ts';
 import type { Level, RuleId } from '../src/contract/rules.ts';
 import { DIMENSIONS, parseStyle, sampleStyle, STYLE_NAMES, type StyleName, styleSpec } from '../reference/style.ts';
 
@@ -142,12 +143,13 @@ async function main(): Promise<void> {
   const project = (trial: Trial): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style });
   // One Playwright run for both styles' baselines (a correct server of either style passes, and every rule gets one
   // verdict in both) and every fault with its own rule's tests: the baselines, the longest projects, go first.
-  // `--baseline=FILE`: the default style's verdicts from a live run of the reference already made (CI records once
-  // for every proof: .ci/run); any correct run of the default style gives them, whatever its seeds and clock.
-  const given: Run | undefined = baselineFile ? { name: baselineOf('default'), seconds: 0, report: JSON.parse(readFileSync(baselineFile, 'utf8')) as ConformanceReport } : undefined;
-  const baselineProjects = STYLE_NAMES.filter((style) => !(given && style === 'default')).map((style): MutationProject => ({ name: baselineOf(style), style }));
+  // `--baseline=FILE`: the default style's verdicts from a live run of the reference (CI records once for every proof,
+  // beside this run: .ci/run), read once the runs are done; any correct run of the default style gives them, whatever
+  // its seeds and clock.
+  const baselineProjects = STYLE_NAMES.filter((style) => !(baselineFile && style === 'default')).map((style): MutationProject => ({ name: baselineOf(style), style }));
   const sampledProjects = sampled.map((style, i): MutationProject => ({ name: `sampled-${i + 1}`, style }));
   const own = await runProjects('own-rule', [...baselineProjects, ...sampledProjects, ...trialProjects(trials)], limit);
+  const given: Run | undefined = baselineFile ? { name: baselineOf('default'), seconds: 0, report: JSON.parse(await whenWritten(baselineFile, 'the run whose verdicts --baseline names')) as ConformanceReport } : undefined;
   const baselines = new Map([...baselineProjects.map(({ name }): [string, Run] => [name, own.get(name) as Run]), ...(given ? [[given.name, given] as [string, Run]] : [])]);
   const baseline = baselines.get(baselineOf('default')) as Run;
   const judged = (trial: Trial, runs: Map<string, Run>) => ({ ...judge(trial.fault, runs.get(trial.name) as Run, baselines.get(baselineOf(trial.style)) as Run), fault: trial.name });

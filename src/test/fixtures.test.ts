@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { API_VERSION } from '../contract/contract.ts';
 import type { ConformanceReport } from '../report/conformance-reporter.ts';
 import type { Recording } from '../client/recording.ts';
+import { WRITTEN_WITHIN_MS, whenWritten } from '../report/when-written.ts';
 import { loadSeed } from '../../reference/world.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -31,9 +31,6 @@ function run(script: string, env: Record<string, string>): { status: number | nu
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
-/** How long a recording given by RECORDED_RUN may take to finish: a whole live run, on a machine busy with others. */
-const RECORDING_WAIT_MS = 10 * 60_000;
-
 /**
  * The recording to judge: made here, or, with RECORDED_RUN, one made the same way (`FIXTURES_DIR=<dir>/fixtures
  * REPORTS_DIR=<dir>/reports npm run --silent record`, its output in <dir>/output.txt and exit status in <dir>/status),
@@ -43,11 +40,8 @@ const RECORDING_WAIT_MS = 10 * 60_000;
 async function recording(): Promise<{ dir: string; status: number | null; output: string }> {
   const given = process.env.RECORDED_RUN;
   if (given) {
-    const status = join(given, 'status');
-    for (const started = Date.now(); !existsSync(status); await sleep(1000)) {
-      if (Date.now() - started > RECORDING_WAIT_MS) assert.fail(`RECORDED_RUN=${given} has no status file after ${RECORDING_WAIT_MS / 60_000} minutes: the recording it names did not finish`);
-    }
-    return { dir: given, status: Number(readFileSync(status, 'utf8')), output: readFileSync(join(given, 'output.txt'), 'utf8') };
+    const status = Number(await whenWritten(join(given, 'status'), `the recording RECORDED_RUN=${given} names`));
+    return { dir: given, status, output: readFileSync(join(given, 'output.txt'), 'utf8') };
   }
   const dir = join(work, 'recorded');
   return { dir, ...run('record', { FIXTURES_DIR: join(dir, 'fixtures'), REPORTS_DIR: join(dir, 'reports') }) };
@@ -75,7 +69,7 @@ describe('recorded fixtures', () => {
     }
     replayed = run('conformance', { SUITE_MODE: 'replay', REFERENCE_SERVER: '0', REPORTS_DIR: join(work, 'replay') });
     recorded = await recording();
-  }, { timeout: RECORDING_WAIT_MS + 5 * 60_000 });
+  }, { timeout: WRITTEN_WITHIN_MS + 5 * 60_000 });
   after(() => rmSync(work, { recursive: true, force: true }));
 
   test('the live run against the reference server passes with no MUST failure', () => {
