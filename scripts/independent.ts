@@ -275,7 +275,7 @@ function stratified(all: Fault[], count: number, rank: (text: string) => number)
 
 /** The reference's verdicts: a report already made (CI: its one recording), or a live run against the reference server in its default style. */
 async function referenceVerdicts(file: string | undefined): Promise<ConformanceReport> {
-  // Read once written: CI's recording runs beside this run.
+  // Read once written: the run that makes it may still be going.
   if (file) return JSON.parse(await whenWritten(file, 'the run whose verdicts --reference names')) as ConformanceReport;
   const dir = join(OUT, 'reference');
   rmSync(dir, { recursive: true, force: true });

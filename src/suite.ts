@@ -481,7 +481,7 @@ const PROPERTY_TIMEOUT_MS = 10 * 60_000;
 export async function forEvery(space: Space, check: (request: Case) => Promise<CaseOutcome>): Promise<void> {
   const config = suiteConfig();
   // A live target's rate limit spreads a domain's requests over minutes.
-  if (config.mode === 'live') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS));
+  if (config.mode !== 'replay') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS));
   const run = await checkProperty(space, config.generator.seed, config.shrinkMs > 0, check);
   if (run.halted) throw run.halted;
   const total = run.pairwise + run.samples;
@@ -532,7 +532,7 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   const { api, clock, restartTarget, target, refreshChain } = fixtures;
   const config = suiteConfig();
   const { depth } = config;
-  if (config.mode === 'live') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS, depth.deep ? depth.budgetMs / MODEL_ROWS + PROPERTY_TIMEOUT_MS : 0));
+  if (config.mode !== 'replay') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS, depth.deep ? depth.budgetMs / MODEL_ROWS + PROPERTY_TIMEOUT_MS : 0));
   const own = notesOf(test.info().annotations, ANNOTATION.rule)[0] as RuleId;
   const start = clock.movable ? await clock.startOrNow() : undefined;
   // The refresh token is spent here only where the target is put back before each sequence: elsewhere the refresh checks spend it, once a run.

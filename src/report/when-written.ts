@@ -1,5 +1,5 @@
-// A file another run is still writing, read once it is there: a proof may start beside the run whose verdicts it
-// compares with (CI records once, beside every lane) and read them only at its end.
+// A file another run is still writing, read once it is there: a test or a proof may start beside the run whose
+// verdicts it judges or compares with (CI's npm test starts beside its one recording) and read them when it needs them.
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
