@@ -3,13 +3,13 @@ import fc from 'fast-check';
 import { BYTES_RELATIONS, type LocationRelation, NAME_RELATIONS, RELATIONS } from '../contract/relations.ts';
 import { type SecureFlag, type UploadTarget } from './model.ts';
 import { ClockStep } from './clock.ts';
-import { ReadStep, readSweep, type SignedCaller, SignedStep, unsignedSweep } from './files.ts';
+import { ReadStep, readSweep, type SignedCaller, SignedStep } from './files.ts';
 import { ParallelStep } from './overlaps.ts';
 import { continueArbitrary, EverySessionStep, refusedTurnArbitrary, startArbitrary, StartStep } from './sessions.ts';
 import { type Kind, KINDS } from '../contract/sequences.ts';
 import { FOCUS, Step } from './step.ts';
 import { ExchangeStep, ForeignStep, EveryTokenStep } from './tokens.ts';
-import { EveryTargetStep, EveryWireFormStep, NameTakenAgainStep, plainUpload, refusedUploadArbitrary, UploadStep, uploadSpec } from './uploads.ts';
+import { EverySecureFileSignedStep, EveryTargetStep, EveryWireFormStep, NameTakenAgainStep, plainUpload, refusedUploadArbitrary, UploadStep, uploadSpec } from './uploads.ts';
 
 
 export interface Capabilities {
@@ -68,7 +68,7 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
 
 /**
  * The step each drawn sequence of a profile ends with: what the drawn steps left is then looked at, whatever they
- * were: every secure file's signed URL; an upload under an earlier non-secure file's name, then every file read; a session on each path, then
+ * were: every secure file's signed URL, a later file of an upload among them; an upload under an earlier non-secure file's name, then every file read; a session on each path, then
  * every session continued after others began; a token of each exchange, then every token tried; every target across
  * the change; a secure upload in every wire form. Drawn only, a fault that needs that last look went unseen at some
  * seeds (signed-url-first-file-of-upload at 6, upload-name-overwrites at 3, session-continues-latest at 5, with three
@@ -77,7 +77,7 @@ export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<St
 export function closingOf(name: ProfileName, can: Capabilities): Step {
   switch (name) {
     case 'signed URLs':
-      return unsignedSweep();
+      return new EverySecureFileSignedStep();
     case 'names and reads':
       return new NameTakenAgainStep();
     case 'the change':

@@ -10,7 +10,7 @@ import type { RuleId } from '../contract/rules.ts';
 import { testFile, type TestFile } from '../files/test-file.ts';
 import { Disagreement, expiredMayRefuse, type Model, type ModelFile, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
 import { ClockStep } from './clock.ts';
-import { readSweep } from './files.ts';
+import { readSweep, unsignedSweep } from './files.ts';
 import { FOCUS, type Real, Step, tokenOf, StepsInTurn } from './step.ts';
 
 
@@ -410,6 +410,32 @@ export class EveryWireFormStep extends StepsInTurn {
   }
 }
 
+
+/**
+ * A secure upload of three files to the location, where the run holds no secure file of its own that came after
+ * another in its upload; then the signed URL of every secure file not asked for yet. The closing step of the signed
+ * URLs' profile: drawn uploads alone may all go to the other location, whose files no token of the run may sign, or
+ * go without the flag, and leave no later file of an upload to sign (signed-url-first-file-of-upload survived at the
+ * seed of commit 0191f7f, whose two sequences uploaded securely only into the other location).
+ */
+export class EverySecureFileSignedStep extends StepsInTurn {
+  readonly #sweep = unsignedSweep();
+
+  check(): boolean {
+    return true;
+  }
+
+  toString(): string {
+    return 'a secure upload of three files where the run has no later file of an upload to sign; then the signed URL of every secure file not asked for yet';
+  }
+
+  protected async parts(model: Model, real: Real): Promise<void> {
+    const secure = model.secureFiles();
+    const later = secure.some((file, i) => secure.slice(0, i).some((before) => before.upload === file.upload));
+    if (!later) await this.part(plainUpload({ files: EXTENSIONS.slice(0, 3).map((extension, size) => ({ extension, size, unicode: false })), flag: 'true' }), model, real);
+    if (this.#sweep.check(model)) await this.part(this.#sweep, model, real);
+  }
+}
 
 /**
  * Names of an earlier non-secure file of the location with letters Unicode decomposes (one uploaded first where the
