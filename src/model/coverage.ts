@@ -1,11 +1,11 @@
 // What the model's sequences exercised, counted against what the model defines: each ordered pair of operation kinds
 // one after the other (the second on the file or session the first acted on), each pair of kinds at once, each kind in
-// each state of what it acts on, each relation between an operation's data and an earlier one's. The figure depends on
-// which kinds the target offers (a clock to move, the other location's settings), never on the seed.
+// each state of what it acts on, each relation between an operation's data and an earlier one's. The pairs, the pairs
+// at once and the relations depend on which kinds the target offers (a clock to move, the other location's settings),
+// never on the seed; the states a kind is seen in depend on the clock moves drawn too.
+import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
 import { type CoverageRecord, type Kind, pairAtOnce } from '../contract/sequences.ts';
 import type { Model } from './model.ts';
-
-const HOUR_MS = 3_600_000;
 
 /** The state a step of `kind` is sent in. */
 function stateOf(kind: Kind, model: Readonly<Model>): string {
@@ -15,7 +15,7 @@ function stateOf(kind: Kind, model: Readonly<Model>): string {
     case 'read':
     case 'signed URL':
       if (file === undefined || file.kind === 'permanent') return kind === 'read' ? 'permanent' : 'secure within its hour';
-      return model.now - file.uploadedAt < HOUR_MS ? 'secure within its hour' : 'secure after its hour';
+      return model.now - file.uploadedAt < SECURE_PUBLIC_WINDOW_SECONDS * 1000 ? 'secure within its hour' : 'secure after its hour';
     case 'start':
     case 'refused turn':
       return model.sessions.length === 0 ? 'no session yet' : 'sessions open';

@@ -245,7 +245,7 @@ class Checkup {
       await this.transport.fetch({ method: 'HEAD', url: this.target.baseUrl, headers: {}, maxRedirects: 0 });
       return true;
     } catch (error) {
-      const message = (error as Error).message.split('\n')[0].replace(/^apiRequestContext\.fetch: /, '');
+      const message = (error as Error).message.split('\n')[0];
       if (/ECONNREFUSED/.test(message)) {
         this.#problem('BASE_URL', `connection refused (${message})`, 'start the server, or set BASE_URL to the address it listens on');
       } else {
