@@ -1,5 +1,6 @@
 // The transport's own client (src/client/transport.ts, sendByNode): a chunked body goes without a Content-Length,
-// and an answer a server compressed unasked is read decompressed, as Playwright's request context reads it.
+// and an answer a server compressed unasked is read decompressed, as Playwright's request context reads it; redirects
+// are followed as Playwright's request context follows them (sendFollowing).
 import { request } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -37,5 +38,60 @@ test('a chunked upload has no Content-Length and comes whole; a gzip answer is r
   } finally {
     await context.dispose();
     server.close();
+  }
+});
+
+test('redirects are followed as Playwright follows them: a POST after a 302 or 303 as a GET without its body, after a 307 as it was; no token to another origin; 0 follows none; 20 at most', async () => {
+  const seen: { port: number; method: string; url: string; authorization?: string; type?: string; body: string }[] = [];
+  const listen = async (answer: (url: string, origin: (port: number) => string) => [number, string?]) => {
+    const server = createServer((incoming, reply) => {
+      let body = '';
+      incoming.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      incoming.on('end', () => {
+        const port = (server.address() as AddressInfo).port;
+        seen.push({ port, method: incoming.method ?? '', url: incoming.url ?? '', authorization: incoming.headers.authorization, type: incoming.headers['content-type'], body });
+        const [status, location] = answer(incoming.url ?? '', (other) => `http://127.0.0.1:${other}`);
+        reply.writeHead(status, location ? { location } : {}).end(`at ${incoming.url}`);
+      });
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    return { server, port: (server.address() as AddressInfo).port };
+  };
+  const elsewhere = await listen(() => [200]);
+  const here = await listen((url, origin) => {
+    const hops = /^\/loop\/(\d+)$/.exec(url);
+    if (hops) return [302, `/loop/${Number(hops[1]) + 1}`];
+    return ({ '/see-other': [303, '/landed'], '/found': [302, '/landed'], '/temporary': [307, '/landed'], '/away': [302, `${origin(elsewhere.port)}/landed`] } as Record<string, [number, string]>)[url] ?? [200];
+  });
+  const context = await request.newContext();
+  try {
+    const transport = new Transport(context, 10_000, {});
+    const base = `http://127.0.0.1:${here.port}`;
+    const post = (path: string, maxRedirects?: number) => transport.fetch({ method: 'POST', url: `${base}${path}`, headers: { authorization: 'Bearer tok' }, data: { a: 1 }, maxRedirects });
+    const landed = (from: number) => seen.slice(from).map(({ port, method, url, authorization, type, body }) => ({ where: port === here.port ? 'here' : 'elsewhere', method, url, authorization, type, body }));
+
+    for (const path of ['/see-other', '/found']) {
+      const from = seen.length;
+      const answer = await post(path);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.url, `${base}/landed`);
+      assert.deepEqual(landed(from)[1], { where: 'here', method: 'GET', url: '/landed', authorization: 'Bearer tok', type: undefined, body: '' }, path);
+    }
+    let from = seen.length;
+    await post('/temporary');
+    assert.deepEqual(landed(from)[1], { where: 'here', method: 'POST', url: '/landed', authorization: 'Bearer tok', type: 'application/json', body: '{"a":1}' });
+    from = seen.length;
+    await post('/away');
+    assert.deepEqual(landed(from)[1], { where: 'elsewhere', method: 'GET', url: '/landed', authorization: undefined, type: undefined, body: '' });
+    from = seen.length;
+    const unfollowed = await post('/found', 0);
+    assert.equal(unfollowed.status, 302);
+    assert.equal(landed(from).length, 1);
+    await assert.rejects(transport.fetch({ method: 'GET', url: `${base}/loop/0`, headers: {} }), /Max redirect count exceeded/);
+    assert.equal(seen.filter(({ url }) => url.startsWith('/loop/')).length, 21, 'the first request and 20 redirects');
+  } finally {
+    await context.dispose();
+    here.server.close();
+    elsewhere.server.close();
   }
 });
