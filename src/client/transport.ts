@@ -302,11 +302,12 @@ const without = (headers: Record<string, string>, names: readonly string[]) => O
 /**
  * A request without a form, its redirects followed as Playwright's request context follows them: `maxRedirects` at
  * most (20 unless told; 0 follows none and answers the redirect itself); a 303 to anything but a GET or HEAD, or a
- * 301 or 302 to a POST, sent again as a GET without its body and the headers of its body; no cookie; and the
- * Authorization header dropped where the origin changes, so that a hand-over to another host never carries a token.
+ * 301 or 302 to a POST, sent again as a GET without its body and the headers of its body; and the Authorization
+ * header dropped where the origin changes, so that a hand-over to another host never carries a token. No cookie is
+ * kept or sent: the suite sets none, and a server's cookie must not stand in for a token.
  */
 async function sendFollowing(out: Outgoing, headers: Record<string, string>, timeoutMs: number): Promise<Incoming> {
-  let request = { ...out, headers: without(headers, ['cookie']) };
+  let request = { ...out, headers };
   for (let left = out.maxRedirects ?? MAX_REDIRECTS; ; left -= 1) {
     const incoming = await sendByNode(request, request.headers, timeoutMs);
     const location = incoming.headers.location;
@@ -324,9 +325,10 @@ async function sendFollowing(out: Outgoing, headers: Record<string, string>, tim
  * A request by Node's own client: a multipart body in chunks, without a Content-Length (RFC 9112 §7.1), or one sent
  * in two goes with another request between them (Outgoing.meanwhile), which Playwright's request context cannot send;
  * and every request of replay, which nock answers, where Playwright's request context (its protocol, a stack trace
- * captured per call) cost most of a replay's CPU. The body is encoded as Playwright encodes it: a form by undici (its
- * boundary), an object as JSON, text as it is. No redirect is followed: replay holds the answer the recording ended
- * on, and an upload's answer is the server's own. Failures read as Playwright's do, for networkFault().
+ * captured per call) cost most of a replay's CPU; and each hop of a live request without a form (sendFollowing). The
+ * body is encoded as Playwright encodes it: a form by undici (its boundary), an object as JSON, text as it is. It
+ * follows no redirect itself: replay holds the answer the recording ended on, an upload's answer is the server's own,
+ * and sendFollowing takes the hops. Failures read as Playwright's do, for networkFault().
  */
 async function sendByNode(out: Outgoing, headers: Record<string, string>, timeoutMs: number, headTakenMs = 0): Promise<Incoming> {
   const sent = { ...headers };
