@@ -5,7 +5,7 @@
 // 12 ms of stack captures per test and serve nothing here (no browser, traces off).
 import { rmSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
-import { _baseTest as base, type APIRequestContext, request, type TestDetails, type TestInfo } from '@playwright/test';
+import { _baseTest as base, type TestDetails, type TestInfo } from '@playwright/test';
 // The synchronous facade: a parameter becomes a message of the test, not a step of its own with a captured stack.
 import { parameter, tag } from 'allure-js-commons/sync';
 import { UploadState } from './time/aged-state.ts';
@@ -40,8 +40,6 @@ export { expect } from './checks/expectations.ts';
 
 interface WorkerFixtures {
   config: SuiteConfig;
-  /** One HTTP client per worker: creating one per test costs more than the tests themselves. */
-  requestContext: APIRequestContext;
   /** This worker's share of RATE_LIMIT (all shards' workers share it) at the pace the server allows, for a given live target; none for the in-process reference server or replay. */
   rateLimiter: Pace | undefined;
   /** The in-process reference server of this worker, when REFERENCE_SERVER=1. */
@@ -162,11 +160,6 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
     { scope: 'worker' },
   ],
 
-  requestContext: [
-    async ({}, use) => lend(await request.newContext(), (context) => context.dispose(), use),
-    { scope: 'worker' },
-  ],
-
   rateLimiter: [
     async ({ config }, use, workerInfo) => {
       const share = rateShare(config, workerInfo.config.shard?.total ?? 1, workerInfo.config.workers);
@@ -269,12 +262,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures & WorkerOptions>({
   ],
 
   transport: [
-    async ({ requestContext, config, target, rateLimiter, secrets, evidence }, use, testInfo) => {
+    async ({ config, target, rateLimiter, secrets, evidence }, use, testInfo) => {
       const file = fixturePath(config.fixturesDir, testInfo.file, testInfo.title);
       const masker = new Masker(target.baseUrl, () => secrets.byName());
       const replay = config.mode === 'replay' ? await Replay.load(file, masker) : undefined;
       const note = (type: string) => (what: string) => testInfo.annotations.push({ type, description: redactText(what, secrets.values()) });
-      const transport = new Transport(requestContext, config.requestTimeoutMs, {
+      const transport = new Transport(config.requestTimeoutMs, {
         record: config.mode === 'record' ? masker : undefined,
         replay,
         limiter: rateLimiter,

@@ -11,7 +11,7 @@ import { ReplayMismatchError, type Transport } from './transport.ts';
 /** Which credential a request sends: a token of the configuration by its setting key, none, a token issued during the test, or a literal header value. */
 export type Auth = Credential | 'none' | { bearer: string } | { header: string };
 
-/** A response read whole, so tests can judge it after the request context is gone. */
+/** A response read whole, so tests can judge it after its connection is gone. */
 export interface Reply {
   method: 'GET' | 'POST' | 'HEAD';
   url: string;

@@ -2,7 +2,6 @@
 // recording in replay mode, and put in the test's evidence. The API client and the server clock share one transport
 // per test, and so one trace: every request carries a W3C `traceparent` of it and the suite's User-Agent, so that a
 // server's team finds the test's requests in their logs.
-import type { APIRequestContext } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -10,6 +9,7 @@ import https from 'node:https';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import zlib from 'node:zlib';
+import playwrightUtils from 'playwright-core/lib/utilsBundle';
 import { Evidence, type Exchange } from './evidence.ts';
 import { networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './politeness.ts';
 import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayPart } from './recording.ts';
@@ -74,8 +74,8 @@ export function networkFault(error: Error): 'reset' | 'timeout' | undefined {
 
 /**
  * A body whose files are this large is sent with the garbage of earlier ones collected first, where the worker holds
- * more than its mode's figure (see collectGarbage). Live, a body's files lie three times outside V8's heap (the form,
- * its encoding, Playwright's copy), so it collects early; in replay only the files' own bytes do (their parts are
+ * more than its mode's figure (see collectGarbage). Live, a body's files lie twice outside V8's heap (the form, and
+ * each file read from it to be sent), so it collects early; in replay only the files' own bytes do (their parts are
  * stand-ins, replayPart), and collecting as early costs a full collection before each of some 50 bodies: some 4 s of CPU.
  */
 const BIG_BODY_BYTES = 4 * 2 ** 20;
@@ -105,7 +105,6 @@ export class Transport {
   readonly evidence: Evidence;
 
   constructor(
-    private readonly request: APIRequestContext,
     private readonly timeoutMs: number,
     private readonly mode: {
       record?: Masker;
@@ -226,25 +225,10 @@ export class Transport {
     try {
       // Replay sends nothing, so nothing needs the server's time to take in a head.
       if (this.mode.replay || out.chunked || out.meanwhile) return await sendByNode(out, headers, this.timeoutMs, this.mode.replay ? 0 : HEAD_TAKEN_MS);
-      // Without a form, Node's client, redirects followed as Playwright follows them: its request context cost a
-      // live run's every request a stack captured and mapped through the source maps (a sixth of a run's CPU, measured).
-      if (out.multipart === undefined) return await sendFollowing(out, headers, this.timeoutMs);
-      // A form by Playwright's request context: it declares each file part's type by the file's name, which the
-      // suite's forms rely on (a part of the type its own extension names).
-      const { url, params } = splitSecretQuery(out.url);
-      const response = await this.request.fetch(url, {
-        params,
-        method: out.method,
-        headers,
-        multipart: out.multipart,
-        data: out.data,
-        maxRedirects: out.maxRedirects,
-        timeout: this.timeoutMs,
-      });
-      const incoming = { url: response.url(), status: response.status(), headers: response.headers(), body: await response.body() };
-      // The request context lives as long as the worker and keeps every response's body until it is disposed.
-      await response.dispose();
-      return incoming;
+      // Node's client, redirects followed as Playwright follows them: Playwright's request context cost every request a
+      // stack captured and mapped through the source maps, and a form's files a copy in base64 over its protocol (a
+      // sixth of a live run's CPU without the forms, measured; with them, most of a worker's garbage).
+      return await sendFollowing(out, headers, this.timeoutMs);
     } catch (error) {
       // Replay's own refusal names the request ("Replay has no recorded answer"); nock refuses a method the recording
       // never used at an origin as "No match", and an origin it never saw as "Disallowed net connect".
@@ -300,9 +284,9 @@ const CONTENT_HEADERS = ['content-encoding', 'content-language', 'content-length
 const without = (headers: Record<string, string>, names: readonly string[]) => Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
 
 /**
- * A request without a form, its redirects followed as Playwright's request context follows them: `maxRedirects` at
+ * A request, its redirects followed as Playwright's request context follows them: `maxRedirects` at
  * most (20 unless told; 0 follows none and answers the redirect itself); a 303 to anything but a GET or HEAD, or a
- * 301 or 302 to a POST, sent again as a GET without its body and the headers of its body; and the Authorization
+ * 301 or 302 to a POST, sent again as a GET without its body (a form's too) and the headers of its body; and the Authorization
  * header dropped where the origin changes, so that a hand-over to another host never carries a token. No cookie is
  * kept or sent: the suite sets none, and a server's cookie must not stand in for a token.
  */
@@ -317,35 +301,35 @@ async function sendFollowing(out: Outgoing, headers: Record<string, string>, tim
     const next = new URL(Buffer.from(location, 'latin1').toString('utf8'), request.url);
     const toGet = ((incoming.status === 301 || incoming.status === 302) && request.method === 'POST') || (incoming.status === 303 && !['GET', 'HEAD'].includes(request.method));
     const dropped = [...(toGet ? CONTENT_HEADERS : []), ...(next.origin !== new URL(request.url).origin ? ['authorization'] : [])];
-    request = { ...request, url: next.href, method: toGet ? 'GET' : request.method, data: toGet ? undefined : request.data, headers: without(request.headers, dropped) };
+    request = { ...request, url: next.href, method: toGet ? 'GET' : request.method, ...(toGet ? { data: undefined, multipart: undefined } : {}), headers: without(request.headers, dropped) };
   }
 }
 
 /**
- * A request by Node's own client: a multipart body in chunks, without a Content-Length (RFC 9112 §7.1), or one sent
- * in two goes with another request between them (Outgoing.meanwhile), which Playwright's request context cannot send;
- * and every request of replay, which nock answers, where Playwright's request context (its protocol, a stack trace
- * captured per call) cost most of a replay's CPU; and each hop of a live request without a form (sendFollowing). The
- * body is encoded as Playwright encodes it: a form by undici (its boundary), an object as JSON, text as it is. It
- * follows no redirect itself: replay holds the answer the recording ended on, an upload's answer is the server's own,
- * and sendFollowing takes the hops. Failures read as Playwright's do, for networkFault().
+ * A request by Node's own client, every request of the suite: each hop of a live one (sendFollowing); a multipart body
+ * in chunks, without a Content-Length (RFC 9112 §7.1), or one sent in two goes with another request between them
+ * (Outgoing.meanwhile), which Playwright's request context cannot send; and every request of replay, which nock
+ * answers. The body is encoded as Playwright encodes it: a form by encodeForm, an object as JSON, text as it is. It
+ * follows no redirect itself: replay holds the answer the recording ended on, a body in chunks or in two goes is
+ * answered by the server itself, and sendFollowing takes the hops. Failures read as Playwright's do, for networkFault().
  */
 async function sendByNode(out: Outgoing, headers: Record<string, string>, timeoutMs: number, headTakenMs = 0): Promise<Incoming> {
   const sent = { ...headers };
   const has = (name: string) => Object.keys(sent).some((key) => key.toLowerCase() === name);
   // What Playwright's request context asks for where the request does not: a server may compress where asked.
   for (const [name, value] of Object.entries(PLAYWRIGHT_DEFAULTS)) if (!has(name)) sent[name] = value;
-  let body: Buffer | undefined;
+  let body: Buffer[] | undefined;
   if (out.multipart) {
-    const encoded = new Request(out.url, { method: 'POST', body: out.multipart });
-    body = Buffer.from(await encoded.arrayBuffer());
-    sent['content-type'] = encoded.headers.get('content-type') as string;
+    const form = await encodeForm(out.multipart);
+    body = form.parts;
+    sent['content-type'] = form.contentType;
   } else if (out.data !== undefined) {
     const text = typeof out.data === 'string';
-    body = Buffer.from(text ? (out.data as string) : JSON.stringify(out.data), 'utf8');
+    body = [Buffer.from(text ? (out.data as string) : JSON.stringify(out.data), 'utf8')];
     if (!has('content-type')) sent['content-type'] = text ? 'application/octet-stream' : 'application/json';
   }
-  if (body && !out.chunked) sent['content-length'] = String(body.length);
+  const length = body?.reduce((sum, part) => sum + part.length, 0) ?? 0;
+  if (body && !out.chunked) sent['content-length'] = String(length);
   const client = out.url.startsWith('https:') ? https : http;
   return new Promise<Incoming>((resolve, reject) => {
     const request = client.request(out.url, { method: out.method, headers: sent, timeout: timeoutMs }, (response) => {
@@ -362,15 +346,17 @@ async function sendByNode(out: Outgoing, headers: Record<string, string>, timeou
     if (body === undefined) return request.end();
     if (out.meanwhile) return void sendAround(request, body, out.meanwhile, headTakenMs).catch((error: Error) => request.destroy(error));
     // In chunks, two at least: a server that reads only the first sees half a body.
-    const half = out.chunked ? Math.ceil(body.length / 2) : body.length;
-    request.write(body.subarray(0, half));
-    request.end(body.subarray(half));
+    const [first, rest] = cut(body, out.chunked ? Math.ceil(length / 2) : length);
+    for (const part of first) request.write(part);
+    for (const part of rest) request.write(part);
+    request.end();
   });
 }
 
 /** The head and first bytes of a body, then the request sent meanwhile (at most MEANWHILE_LIMIT_MS), then the rest. */
-async function sendAround(request: http.ClientRequest, body: Buffer, meanwhile: () => Promise<unknown>, headTakenMs: number): Promise<void> {
-  await new Promise<void>((resolve, reject) => request.write(body.subarray(0, FIRST_BYTES), (error) => (error ? reject(error) : resolve())));
+async function sendAround(request: http.ClientRequest, body: readonly Buffer[], meanwhile: () => Promise<unknown>, headTakenMs: number): Promise<void> {
+  const [first, rest] = cut(body, FIRST_BYTES);
+  await new Promise<void>((resolve, reject) => request.write(Buffer.concat(first), (error) => (error ? reject(error) : resolve())));
   await sleep(headTakenMs);
   // Its failure is its own request's, which its caller awaits: here it only stops the wait.
   const settled = meanwhile().then(
@@ -380,7 +366,22 @@ async function sendAround(request: http.ClientRequest, body: Buffer, meanwhile: 
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, MEANWHILE_LIMIT_MS)))]);
   clearTimeout(timer);
-  request.end(body.subarray(FIRST_BYTES));
+  for (const part of rest) request.write(part);
+  request.end();
+}
+
+/** The parts of a body before byte `at` and from it on, the part across it split in two (views, not copies). */
+function cut(parts: readonly Buffer[], at: number): [Buffer[], Buffer[]] {
+  const before: Buffer[] = [];
+  const after: Buffer[] = [];
+  let offset = 0;
+  for (const part of parts) {
+    const within = Math.min(Math.max(at - offset, 0), part.length);
+    if (within > 0) before.push(part.subarray(0, within));
+    if (within < part.length) after.push(part.subarray(within));
+    offset += part.length;
+  }
+  return [before, after];
 }
 
 /** A body as Playwright gives it, decompressed (a server may compress unasked); one that does not decode, as it came. */
@@ -394,12 +395,30 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
   }
 }
 
+/** A form's boundary as Playwright draws it: WebKit's prefix and 16 letters or digits. */
+const BOUNDARY_LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const escapeName = (name: string) => name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+
 /**
- * Playwright's own report shows every request as a step titled with its URL, whatever our redaction does. A query
- * holding a signature therefore travels as `params`, which Playwright sends verbatim but does not put in the step.
+ * A form encoded as Playwright's request context encodes it (its MultipartFormData), byte for byte but the boundary:
+ * fields and files in the form's order, each file part of the type its Blob declares, or else of the type
+ * Playwright's own table gives its file name (an upload of `a.pdf` is a part of type application/pdf), or else
+ * application/octet-stream. A server sees the same body whichever way a request goes.
  */
-function splitSecretQuery(url: string): { url: string; params?: string } {
-  const at = url.indexOf('?');
-  if (at < 0 || redactUrl(url) === url) return { url };
-  return { url: url.slice(0, at), params: url.slice(at + 1).split('#')[0] };
+export async function encodeForm(form: FormData): Promise<{ parts: Buffer[]; contentType: string }> {
+  const boundary = `----WebKitFormBoundary${Array.from(randomBytes(16), (byte) => BOUNDARY_LETTERS[byte % BOUNDARY_LETTERS.length]).join('')}`;
+  const chunks: Buffer[] = [];
+  for (const [name, value] of form.entries()) {
+    let head = `--${boundary}\r\ncontent-disposition: form-data; name="${escapeName(name.replace(/\r\n|\r|\n/g, '\r\n'))}"`;
+    if (typeof value === 'string') {
+      chunks.push(Buffer.from(`${head}\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n'));
+      continue;
+    }
+    const file = value as File;
+    head += `; filename="${escapeName(file.name)}"\r\ncontent-type: ${file.type || playwrightUtils.mime.getType(file.name) || 'application/octet-stream'}`;
+    chunks.push(Buffer.from(`${head}\r\n\r\n`), Buffer.from(await file.arrayBuffer()), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  // Parts, not one Buffer: a copy of five files of 5 MB is memory outside V8's heap that it frees late.
+  return { parts: chunks, contentType: `multipart/form-data; boundary=${boundary}` };
 }

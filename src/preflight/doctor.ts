@@ -5,7 +5,6 @@
 // Error codes are not shown by the contract, so it judges no code: an answer is an acceptance or a refusal, and a
 // refusal is explained by comparing it with the answer to the same request changed in one place (a made-up token,
 // a made-up agent, a path no server has).
-import { request } from '@playwright/test';
 import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply } from '../client/api.ts';
 import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, replayNotice, SECRETS, secretsByName, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
 import { FILE_FORM_KEY, PLATFORM_EXECUTE_PATH, UPLOAD_PATH } from '../contract/contract.ts';
@@ -80,19 +79,14 @@ export const preflightPace = (config: SuiteConfig, ratePerWindow: number) => new
 export async function preflight(config: SuiteConfig, pace: Pace, keptOnly = false): Promise<Preflight> {
   const target = config.target;
   if (target === undefined) throw new Error('preflight: the configuration names no target');
-  const context = await request.newContext();
-  try {
-    const transport = new Transport(context, config.requestTimeoutMs, {
-      limiter: pace,
-      maxRetries: config.maxRetries,
-      evidence: new Evidence(secretsByName(target)),
-    });
-    const api = new Api(transport, target, config, { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
-    const checkup = new Checkup(api, transport, target, config);
-    return await (keptOnly ? checkup.keptOnly() : checkup.run());
-  } finally {
-    await context.dispose();
-  }
+  const transport = new Transport(config.requestTimeoutMs, {
+    limiter: pace,
+    maxRetries: config.maxRetries,
+    evidence: new Evidence(secretsByName(target)),
+  });
+  const api = new Api(transport, target, config, { onDeprecatedOperation: () => {}, onUnreachable: () => {} });
+  const checkup = new Checkup(api, transport, target, config);
+  return keptOnly ? checkup.keptOnly() : checkup.run();
 }
 
 /** Whether a run that skips the preflight (SKIP_PREFLIGHT=1) checks the state kept of its target: only where STATE_DIR keeps some. */

@@ -1,6 +1,5 @@
 // Network faults are retried, never judged: the transport against the reference server behind scripts/flaky-proxy.ts,
 // which answers 503 (as a gateway, without Retry-After) and resets connections before any answer, at given rates.
-import { request } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { listenReference } from '../../reference/listen.ts';
@@ -10,13 +9,11 @@ import { Transport } from '../client/transport.ts';
 async function behindProxy(rates: { unavailable: number; reset: number }, check: (base: string, transport: Transport, notes: { retries: string[]; unreachable: string[] }) => Promise<void>) {
   const server = await listenReference({}, { host: '127.0.0.1', port: 0 });
   const proxy = await startFlakyProxy({ target: server.address, ...rates, seed: 7 });
-  const context = await request.newContext();
   const notes = { retries: [] as string[], unreachable: [] as string[] };
   try {
-    const transport = new Transport(context, 5000, { maxRetries: 3, onRetry: (what) => notes.retries.push(what), onUnreachable: (what) => notes.unreachable.push(what) });
+    const transport = new Transport(5000, { maxRetries: 3, onRetry: (what) => notes.retries.push(what), onUnreachable: (what) => notes.unreachable.push(what) });
     await check(proxy.address, transport, notes);
   } finally {
-    await context.dispose();
     await proxy.close();
     await server.close();
   }

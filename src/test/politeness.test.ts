@@ -1,6 +1,5 @@
 // Polite live runs: the rate limit, retries of 429 and 503 after Retry-After (against the reference server told
 // to throttle), the timeout of every request, and the guard against production hosts.
-import { request } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -156,10 +155,9 @@ const THROTTLED = [
 for (const { status, style, how } of THROTTLED) {
   test(`a ${status} ${how} is retried after the wait, each retry reported, up to the bound`, async () => {
     const { address: base, close } = await listenReference({ style, throttle: { max: 2, windowMs: 1000, status, tell: 'seconds', per: 'all' } }, { host: '127.0.0.1', port: 0 });
-    const context = await request.newContext();
     try {
       const retries: string[] = [];
-      const transport = new Transport(context, 5000, { maxRetries: 3, onRetry: (what) => retries.push(what) });
+      const transport = new Transport(5000, { maxRetries: 3, onRetry: (what) => retries.push(what) });
       const started = Date.now();
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push((await transport.fetch({ method: 'GET', url: `${base}/no-such-route`, headers: {} })).status);
@@ -169,14 +167,13 @@ for (const { status, style, how } of THROTTLED) {
       assert.match(retries[0], new RegExp(`answered ${status}: retry 1 of 3 after ${wait} s`));
       assert.ok(Date.now() - started >= wait * 1000 - 50, 'the wait was honoured');
 
-      const impatient = new Transport(context, 5000, { maxRetries: 0 });
+      const impatient = new Transport(5000, { maxRetries: 0 });
       await impatient.fetch({ method: 'GET', url: `${base}/a`, headers: {} });
       await impatient.fetch({ method: 'GET', url: `${base}/b`, headers: {} });
       const throttled = await impatient.fetch({ method: 'GET', url: `${base}/c`, headers: {} });
       assert.equal(throttled.status, status, 'without retries the answer comes back as it is');
       assert.equal(throttled.headers['retry-after'] !== undefined, how === 'with Retry-After');
     } finally {
-      await context.dispose();
       await close();
     }
   });
@@ -185,13 +182,11 @@ for (const { status, style, how } of THROTTLED) {
 test('a server that never answers is cut off by the request timeout', async () => {
   const silent = createServer(() => {});
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  const context = await request.newContext();
   try {
-    const transport = new Transport(context, 300, {});
+    const transport = new Transport(300, {});
     const port = (silent.address() as { port: number }).port;
     await assert.rejects(transport.fetch({ method: 'GET', url: `http://127.0.0.1:${port}/`, headers: {} }), /Timeout 300ms exceeded/);
   } finally {
-    await context.dispose();
     silent.close();
   }
 });

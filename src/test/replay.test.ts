@@ -1,7 +1,6 @@
 // Replay of a recording made against a staging-like target: another origin for the API, a signed URL on a
 // storage host, tokens by name, a signature masked; and the clear failure of a request with no recording.
 import { REPLAY_BASE_URL } from '../config/config.ts';
-import { request } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +33,7 @@ test('replays a recording of another host with a signed URL on a storage host, a
   const path = join(dir, 'staging.json');
   writeRecording(path, recording);
   const replay = await Replay.load(path, new Masker(REPLAY_BASE_URL, { FILES_READONLY_TOKEN: '<FILES_READONLY_TOKEN>' }));
-  const context = await request.newContext();
-  const transport = new Transport(context, 5000, { replay });
+  const transport = new Transport(5000, { replay });
   try {
     const redirect = await transport.fetch({
       method: 'GET',
@@ -62,7 +60,6 @@ test('replays a recording of another host with a signed URL on a storage host, a
       (error: unknown) => error instanceof ReplayMismatchError && error.message.includes('GET https://elsewhere.example.invalid/files/d/att-1'),
     );
   } finally {
-    await context.dispose();
     replay.close();
   }
 });
@@ -72,12 +69,7 @@ async function replaying(name: string, recording: Recording) {
   const path = join(dir, `${name}.json`);
   writeRecording(path, recording);
   const replay = await Replay.load(path, new Masker(REPLAY_BASE_URL, {}));
-  const context = await request.newContext();
-  const close = async () => {
-    await context.dispose();
-    replay.close();
-  };
-  return { replay, transport: new Transport(context, 5000, { replay }), close };
+  return { replay, transport: new Transport(5000, { replay }), close: () => replay.close() };
 }
 
 test('requests in flight together each get a recording of their own, and one too many is named', async () => {

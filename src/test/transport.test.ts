@@ -1,6 +1,6 @@
 // The transport's own client (src/client/transport.ts, sendByNode): a chunked body goes without a Content-Length,
 // and an answer a server compressed unasked is read decompressed, as Playwright's request context reads it; redirects
-// are followed as Playwright's request context follows them (sendFollowing).
+// are followed as Playwright's request context follows them (sendFollowing); a form is the bytes it sends (encodeForm).
 import { request } from '@playwright/test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -21,9 +21,8 @@ test('a chunked upload has no Content-Length and comes whole; a gzip answer is r
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const context = await request.newContext();
   try {
-    const transport = new Transport(context, 10_000, {});
+    const transport = new Transport(10_000, {});
     const file = testFile('chunked.pdf', 4000);
     const form = new FormData();
     form.append('locationId', 'loc-1');
@@ -36,7 +35,6 @@ test('a chunked upload has no Content-Length and comes whole; a gzip answer is r
     assert.ok((seen?.bytes ?? 0) > file.bytes.length, `${seen?.bytes} bytes: the whole form, its file in it`);
     assert.deepEqual(JSON.parse(answer.body.toString('utf8')), { ok: true });
   } finally {
-    await context.dispose();
     server.close();
   }
 });
@@ -63,9 +61,8 @@ test('redirects are followed as Playwright follows them: a POST after a 302 or 3
     if (hops) return [302, `/loop/${Number(hops[1]) + 1}`];
     return ({ '/see-other': [303, '/landed'], '/found': [302, '/landed'], '/temporary': [307, '/landed'], '/away': [302, `${origin(elsewhere.port)}/landed`] } as Record<string, [number, string]>)[url] ?? [200];
   });
-  const context = await request.newContext();
   try {
-    const transport = new Transport(context, 10_000, {});
+    const transport = new Transport(10_000, {});
     const base = `http://127.0.0.1:${here.port}`;
     const post = (path: string, maxRedirects?: number) => transport.fetch({ method: 'POST', url: `${base}${path}`, headers: { authorization: 'Bearer tok' }, data: { a: 1 }, maxRedirects });
     const landed = (from: number) => seen.slice(from).map(({ port, method, url, authorization, type, body }) => ({ where: port === here.port ? 'here' : 'elsewhere', method, url, authorization, type, body }));
@@ -90,8 +87,52 @@ test('redirects are followed as Playwright follows them: a POST after a 302 or 3
     await assert.rejects(transport.fetch({ method: 'GET', url: `${base}/loop/0`, headers: {} }), /Max redirect count exceeded/);
     assert.equal(seen.filter(({ url }) => url.startsWith('/loop/')).length, 21, 'the first request and 20 redirects');
   } finally {
-    await context.dispose();
     here.server.close();
     elsewhere.server.close();
+  }
+});
+
+test("a form is the bytes Playwright's request context sends but its boundary: parts in order, a file of the type its Blob declares, else its name's; after a 302 a GET without it", async () => {
+  const bodies: { method: string; type: string; body: Buffer }[] = [];
+  const server = createServer((incoming, reply) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      bodies.push({ method: incoming.method ?? '', type: incoming.headers['content-type'] ?? '', body: Buffer.concat(chunks) });
+      reply.writeHead(incoming.url === '/found' ? 302 : 200, incoming.url === '/found' ? { location: '/landed' } : {}).end();
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const form = () => {
+    const built = new FormData();
+    built.append('locationId', 'loc-1');
+    built.append('fileAttachment', new Blob([testFile('a.PDF', 300).bytes]), 'a.PDF');
+    built.append('fileAttachment', new Blob([testFile('b.png', 200).bytes], { type: 'text/plain' }), 'b.png');
+    built.append('fileAttachment', new Blob(['plain']), 'no-extension');
+    built.append('fileAttachment', new Blob(['odd']), 'say "hi"\r\n.txt');
+    built.append('attachmentUrls', '["https://example.test/é"]');
+    return built;
+  };
+  const context = await request.newContext();
+  try {
+    await context.post(`${base}/upload`, { multipart: form() });
+    await new Transport(10_000, {}).fetch({ method: 'POST', url: `${base}/upload`, headers: {}, multipart: form() });
+    const [playwright, ours] = bodies.map(({ type, body }) => {
+      const boundary = /boundary=(.+)$/.exec(type)?.[1] ?? assert.fail(`no boundary in ${type}`);
+      return { type: type.replace(boundary, 'B'), body: body.toString('latin1').split(boundary).join('B') };
+    });
+    assert.deepEqual(ours, playwright);
+    assert.match(ours.body, /filename="a\.PDF"\r\ncontent-type: application\/pdf\r\n/);
+    assert.match(ours.body, /filename="b\.png"\r\ncontent-type: text\/plain\r\n/);
+
+    await new Transport(10_000, {}).fetch({ method: 'POST', url: `${base}/found`, headers: {}, multipart: form() });
+    assert.deepEqual(bodies.slice(2).map(({ method, type, body }) => [method, type, body.length]), [
+      ['POST', bodies[2].type, bodies[2].body.length],
+      ['GET', '', 0],
+    ]);
+  } finally {
+    await context.dispose();
+    server.close();
   }
 });
