@@ -53,11 +53,14 @@ type WireDimension = 'order' | 'partType' | 'entries' | 'encoding' | 'length';
 /** The form of the suite's other checks (src/client/api.ts): anything else a correct server may refuse for reasons of HTTP. */
 const PLAIN_FORM = { order: 'fields-first', partType: 'own', entries: 0, encoding: 'json', length: 'declared' } as const satisfies Pick<UploadSpec, WireDimension>;
 /**
- * The wire dimensions a correct server may refuse a value of: the contract shows no form, and HTTP lets a server refuse
- * a body without a length (411). Not the number of attachmentUrls: §2.1 types it as a list, so any number is valid.
+ * The wire dimensions a correct server may refuse a value of: the contract shows neither a part's declared type nor
+ * the list's encoding, and HTTP lets a server refuse a body without a length (411). Not the number of attachmentUrls:
+ * §2.1 types it as a list, so any number is valid (MUST); nor the parts' order: RFC 7578 orders no part, and a refusal
+ * of fields after files is UPLOAD-FIELDS-AFTER-FILES's finding (SHOULD), as the single-request check judges it.
  */
-const REFUSABLE: readonly WireDimension[] = ['order', 'partType', 'encoding', 'length'];
-const refusableForm = (spec: UploadSpec) => REFUSABLE.some((key) => spec[key] !== PLAIN_FORM[key]);
+const REFUSABLE: readonly WireDimension[] = ['partType', 'encoding', 'length'];
+// A list of no entry goes as the JSON text whatever the encoding drawn (#listAndFlag).
+const refusableForm = (spec: UploadSpec) => REFUSABLE.some((key) => spec[key] !== PLAIN_FORM[key] && (key !== 'encoding' || spec.entries > 0));
 
 /** A plain upload (a closing step's, a walk's first): one fresh pdf to the email conversation, without the flag, in the plain form, but where told otherwise. */
 export const plainUpload = (changed: Partial<UploadSpec>) =>
@@ -194,6 +197,16 @@ export class UploadStep extends Step {
       if (refusableForm(spec)) throw new NotApplicable(`${what} in this wire form answered ${shown(reply)}; the contract does not show the form, and a correct server may refuse it`);
       if (model.mayRefuse(spec.target, spec.flag)) throw new NotApplicable(`${what} answered ${shown(reply)}: the secure flag is for the email channel only before the change`);
       expiredMayRefuse(model, caller, reply);
+      // A form the contract permits, refused where the plain form's upload is valid: a finding named by its form, never
+      // silence; the refused upload changes nothing, and the sequence goes on.
+      if (spec.order !== PLAIN_FORM.order) {
+        const where = spec.order === 'files-first' ? 'after its files' : 'between its files';
+        // With several attachmentUrls as well, the refusal may be the list's (a MUST); it may as well be the order's, which a
+        // server breaking only a SHOULD may refuse: the finding names both, a warning.
+        const list = spec.entries > 0 ? `, with ${spec.entries} attachmentUrls,` : '';
+        model.note(new Disagreement('UPLOAD-FIELDS-AFTER-FILES', `${what}, its fields ${where}${list} answered ${shown(reply)}: the same upload with its fields first is valid, and RFC 7578 orders no part`));
+        return;
+      }
       // From the change the flag is ignored: refusing it where it was not for does not ignore it.
       const flagRefused = spec.flag === 'true' && (spec.target === 'non-email' || spec.target === 'contact');
       const listRefused = spec.entries !== PLAIN_FORM.entries;
