@@ -19,7 +19,8 @@ export const STATES: Record<Kind, readonly string[]> = {
   clock: ['before the change', 'after the change'],
   start: ['no session yet', 'sessions open'],
   continue: ['second turn', 'later turn'],
-  'refused turn': ['no session yet', 'sessions open'],
+  // A refused turn continues a session the run holds: it is the turn that session's next would have been.
+  'refused turn': ['second turn', 'later turn'],
   exchange: ['configured token only', 'exchanged tokens held'],
   foreign: ['configured token only', 'exchanged tokens held'],
 };

@@ -6,7 +6,8 @@ import { type Real, Step } from './step.ts';
 
 /**
  * Moves a test clock on by some seconds, or across the change of 30 November 2026; never backwards. `or on` crosses the
- * change where the clock is still before it, else moves on by a quarter of an hour: a walk's clock step applies whatever
+ * change where the clock is not yet after it (before it, or within the day whose zone the contract leaves open), else
+ * moves on by a quarter of an hour: a walk's clock step applies whatever
  * the drawn moves before it did.
  */
 export class ClockStep extends Step {
@@ -25,7 +26,8 @@ export class ClockStep extends Step {
   }
 
   protected async send(model: Model, real: Real): Promise<number> {
-    const across = this.move === 'across the change' || (this.move === 'across the change or on' && model.regime() === 'before');
+    // Not yet after the change (before it, or within the day whose zone the contract leaves open): across it.
+    const across = this.move === 'across the change' || (this.move === 'across the change or on' && model.regime() !== 'after');
     const to = across ? Date.parse(REGIME_INSTANTS.after) : model.now + (typeof this.move === 'number' ? this.move : 900) * 1000;
     return real.clock.set(to);
   }

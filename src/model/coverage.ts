@@ -2,7 +2,7 @@
 // one after the other (the second on the file or session the first acted on), each pair of kinds at once, each kind in
 // each state of what it acts on, each relation between an operation's data and an earlier one's. The pairs, the pairs
 // at once and the relations depend on which kinds the target offers (a clock to move, the other location's settings),
-// never on the seed; the states a kind is seen in depend on the clock moves drawn too.
+// never on the seed; nor do the states a kind is seen in, which the walk of every pair visits in turn (generator.ts, everyState).
 import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
 import { type CoverageRecord, type Kind, pairAtOnce } from '../contract/sequences.ts';
 import type { Model } from './model.ts';
@@ -17,9 +17,9 @@ function stateOf(kind: Kind, model: Readonly<Model>): string {
       if (file === undefined || file.kind === 'permanent') return kind === 'read' ? 'permanent' : 'secure within its hour';
       return model.now - file.uploadedAt < SECURE_PUBLIC_WINDOW_SECONDS * 1000 ? 'secure within its hour' : 'secure after its hour';
     case 'start':
-    case 'refused turn':
       return model.sessions.length === 0 ? 'no session yet' : 'sessions open';
     case 'continue':
+    case 'refused turn':
       return (model.focus.session?.turns ?? 1) <= 1 ? 'second turn' : 'later turn';
     case 'exchange':
     case 'foreign':
