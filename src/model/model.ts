@@ -44,8 +44,10 @@ export interface ModelFile {
   url: string;
   /** Secure (its URL public for the hour, then private) or permanent (§4.1 rule 3). */
   kind: 'secure' | 'permanent';
-  /** The server's time of the upload, by the model's clock. */
+  /** The server's time of the upload, by the model's clock: the earliest it may have been taken at. */
   uploadedAt: number;
+  /** The latest it may have been taken at, where later: the clock moved on while it was in flight (a step at once). */
+  uploadedBy?: number;
   /** Which upload of the run it came with. */
   upload: number;
   /** LOCATION_ID, or FOREIGN_LOCATION_ID (src/contract/relations.ts): what one location uploads must change no file of the other. */
@@ -131,10 +133,10 @@ export class Model {
     };
   }
 
-  /** The regime of the dated change now, open where a running clock could have crossed into another. */
-  regime(): Regime {
-    const at = regimeAt(this.now);
-    return at === regimeAt(this.now + CLOCK_SLACK_MS) ? at : 'ambiguous';
+  /** The regime of the dated change now (or at `at`), open where a running clock could have crossed into another. */
+  regime(at = this.now): Regime {
+    const regime = regimeAt(at);
+    return regime === regimeAt(at + CLOCK_SLACK_MS) ? regime : 'ambiguous';
   }
 
   /** The secure files of LOCATION_ID: the run's tokens must get no signed URL of another location's (AUTH-TENANT-FILES). */
@@ -146,8 +148,8 @@ export class Model {
    * What the contract makes of an upload's files now: secure (with the rule that says so), permanent (rule 3: no
    * secure flag before the change), or open (the ambiguous day; the flag on a channel it is not for).
    */
-  expectedKind(target: UploadTarget, flag: SecureFlag): { kind: 'secure'; rule: RuleId } | { kind: 'permanent' } | { kind: 'open' } {
-    const regime = this.regime();
+  expectedKind(target: UploadTarget, flag: SecureFlag, at = this.now): { kind: 'secure'; rule: RuleId } | { kind: 'permanent' } | { kind: 'open' } {
+    const regime = this.regime(at);
     if (regime === 'after') return { kind: 'secure', rule: flag === 'false' ? 'CUTOVER-FLAG-IGNORED' : 'CUTOVER-ALL-SECURE' };
     if (regime === 'ambiguous') return { kind: 'open' };
     if (flag !== 'true') return { kind: 'permanent' };
@@ -165,10 +167,9 @@ export class Model {
    * nothing of them, or either (near the hour's edge).
    */
   expectedRead(file: ModelFile): { serve: true; rule: RuleId; exact: RuleId } | { serve: false; rule: RuleId } | 'open' {
-    const age = this.now - file.uploadedAt;
-    if (file.kind === 'permanent') return { serve: true, rule: age < WINDOW_MS ? 'PERMANENT-URL-ANONYMOUS' : 'PERMANENT-URL-LASTS', exact: 'PERMANENT-URL-ANONYMOUS' };
-    if (age < WINDOW_MS - CLOCK_SLACK_MS) return { serve: true, rule: 'SECURE-PUBLIC-WINDOW', exact: 'SECURE-PUBLIC-WINDOW' };
-    if (age >= WINDOW_MS + CLOCK_SLACK_MS) return { serve: false, rule: 'SECURE-PRIVATE-AFTER' };
+    if (file.kind === 'permanent') return { serve: true, rule: this.now - file.uploadedAt < WINDOW_MS ? 'PERMANENT-URL-ANONYMOUS' : 'PERMANENT-URL-LASTS', exact: 'PERMANENT-URL-ANONYMOUS' };
+    if (!mayBePrivate(file.uploadedAt, this.now)) return { serve: true, rule: 'SECURE-PUBLIC-WINDOW', exact: 'SECURE-PUBLIC-WINDOW' };
+    if (this.now - (file.uploadedBy ?? file.uploadedAt) >= WINDOW_MS + CLOCK_SLACK_MS) return { serve: false, rule: 'SECURE-PRIVATE-AFTER' };
     return 'open';
   }
 
@@ -192,6 +193,9 @@ export class Model {
     this.interactionIds.set(id, executionId);
   }
 }
+
+/** Whether a secure file taken at `from` may be past its public hour at `at`, a running clock's slack allowed for. */
+export const mayBePrivate = (from: number, at: number): boolean => at - from >= WINDOW_MS - CLOCK_SLACK_MS;
 
 /** An answer that must be an acceptance; a refusal breaks `rule`. */
 export function mustAccept(reply: Reply, what: string, rule: RuleId): void {

@@ -8,7 +8,7 @@ import { extensionOf } from '../contract/contract.ts';
 import { type BytesRelation, EQUIVALENT_NAMES, type EquivalentName, type LocationRelation, type NameRelation, relatedName } from '../contract/relations.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { testFile, type TestFile } from '../files/test-file.ts';
-import { Disagreement, expiredMayRefuse, type Model, type ModelFile, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
+import { Disagreement, expiredMayRefuse, mayBePrivate, type Model, type ModelFile, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
 import { ClockStep } from './clock.ts';
 import { readSweep, unsignedSweep } from './files.ts';
 import { FOCUS, type Real, Step, tokenOf, StepsInTurn } from './step.ts';
@@ -114,6 +114,8 @@ export class UploadStep extends Step {
   /** How its first file turned out related to an earlier one's, as the log shows it. */
   #related = '';
   #destination: Destination | undefined;
+  /** The model's clock and the test clock's moves as it was sent: a move in flight with it leaves its instant open. */
+  #sent = { at: 0, moves: 0 };
 
   constructor(readonly spec: UploadSpec) {
     super();
@@ -134,6 +136,7 @@ export class UploadStep extends Step {
   protected async send(model: Model, real: Real): Promise<Reply | undefined> {
     const { spec } = this;
     this.#number = ++model.uploads;
+    this.#sent = { at: model.now, moves: real.clock.moves };
     this.#files = spec.files.map(({ extension, size, unicode }, index) => (index === 0 ? this.#first(model, real) : testFile(freshName(this.#number, index, unicode, extension), modelFileSize(this.#number, size))));
     real.coverage.related(`location: ${spec.location}`);
     this.#destination = spec.location === 'other' ? otherLocation(real.target) : { fields: this.#target(real.target), auth: tokenOf(model, spec.caller).auth, target: spec.target };
@@ -212,9 +215,20 @@ export class UploadStep extends Step {
       const listRefused = spec.entries !== PLAIN_FORM.entries;
       mustAccept(reply, what, caller.issuedBy ?? (flagRefused ? 'CUTOVER-FLAG-IGNORED' : listRefused ? 'UPLOAD-ATTACHMENT-URLS-LIST' : 'UPLOAD-ACCEPTED'));
     }
+    // The clock moved while it was in flight (a step at once, or sent before its answer was judged): the server took it
+    // at some instant from its send to that move's, and its URLs are read after the move.
+    const from = this.#sent.at;
+    const by = Math.max(from, model.now, real.clock.moves === this.#sent.moves ? from : real.clock.latest);
+    const moved = `the clock moved from ${new Date(from).toISOString()} to ${new Date(by).toISOString()} while ${what} was in flight`;
+    if (model.expectedKind(destination.target, spec.flag, from).kind !== model.expectedKind(destination.target, spec.flag, by).kind) {
+      throw new NotApplicable(`${moved}: whether its files are secure depends on which the server took first`);
+    }
     const offered = offeredUrls(reply);
     const served = await urlsServing(real.api, offered, this.#files);
     const expected = model.expectedKind(destination.target, spec.flag);
+    if (served.size < this.#files.length && expected.kind !== 'permanent' && mayBePrivate(from, by)) {
+      throw new NotApplicable(`${moved}: a secure URL may be past its public hour when read, so which URL serves which file is not known`);
+    }
     // A URL of the answer that served none of its files: the URL of a file it did not serve as it must.
     const dangling = offered.some((url) => ![...served.values()].includes(url));
     for (const file of this.#files) {
@@ -231,7 +245,7 @@ export class UploadStep extends Step {
       // What the server made of it, where the model's expectation was broken or open: later steps judge that.
       const kind = expected.kind === 'permanent' || !secure ? 'permanent' : 'secure';
       const label = `#${model.files.length + 1}${spec.location === 'other' ? ' (FOREIGN_LOCATION_ID)' : ''}`;
-      model.files.push({ label, file, url, kind, uploadedAt: model.now, upload: this.#number, location: spec.location });
+      model.files.push({ label, file, url, kind, uploadedAt: from, ...(by > from ? { uploadedBy: by } : {}), upload: this.#number, location: spec.location });
       model.focus.file = model.files.at(-1);
     }
   }

@@ -7,7 +7,10 @@ import { type Real, Step, StepsInTurn } from '../model/step.ts';
 import { figuresOf, KINDS, modelCoverageLine } from '../contract/sequences.ts';
 import { Coverage } from '../model/coverage.ts';
 import { circuitOf, kindsOf, walkOf } from '../model/generator.ts';
-import { modelFileSize, SIZE_SPREAD } from '../model/uploads.ts';
+import { modelFileSize, plainUpload, SIZE_SPREAD } from '../model/uploads.ts';
+import { ClockStep } from '../model/clock.ts';
+import type { Reply } from '../client/api.ts';
+import type { TestFile } from '../files/test-file.ts';
 import { ParallelStep } from '../model/overlaps.ts';
 import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
 import { describeSequence, runSequences } from '../model/run.ts';
@@ -172,6 +175,81 @@ describe('sequences judged by the model', () => {
   test('every drawn sequence ends with its closing step', async () => {
     const run = await runSequences(drawn([fc.constant(new Toy('idle'))], new Toy('refused')), 'SESSION-CONTINUE', { ...options, runs: 3 }, setup);
     assert.equal(run.notApplicable.length, 3, 'the closing step (here never applicable) once a sequence');
+  });
+});
+
+/**
+ * A toy target with a test clock: an upload is taken at the clock's instant as it arrives; each file's URL is secure,
+ * and serves its bytes anonymously for an hour after that.
+ */
+function toyTarget(start: string) {
+  const world = { now: Date.parse(start), moves: 0, latest: Number.NEGATIVE_INFINITY };
+  const taken = new Map<string, { bytes: Buffer; at: number }>();
+  const reply = (method: Reply['method'], url: string, status: number, body: Buffer): Reply => ({
+    method, url, status, body, headers: { 'content-type': 'application/json' },
+    text: () => body.toString(), json: () => (status === 200 && method === 'POST' ? JSON.parse(body.toString()) : undefined), shown: () => body.toString(),
+  });
+  const api = {
+    evidence: { redact: (text: string) => text },
+    unreachable() {},
+    upload: async (_label: string, form: { files: TestFile[] }) => {
+      const uploadedFiles = Object.fromEntries(form.files.map((file) => {
+        const url = `http://toy.invalid/files/d/s${taken.size + 1}`;
+        taken.set(url, { bytes: file.bytes, at: world.now });
+        return [file.name, { url }];
+      }));
+      return reply('POST', 'http://toy.invalid/upload', 200, Buffer.from(JSON.stringify({ uploadedFiles })));
+    },
+    offered: async (_label: string, url: string) => {
+      const file = taken.get(url);
+      return file && world.now - file.at < HOUR ? reply('GET', url, 200, file.bytes) : reply('GET', url, 404, Buffer.from('{}'));
+    },
+  };
+  const clock = {
+    get moves() { return world.moves; },
+    get latest() { return world.latest; },
+    set: async (to: number) => {
+      world.moves += 1;
+      world.now = to;
+      world.latest = Math.max(world.latest, to);
+      return to;
+    },
+  };
+  const target = { locationId: 'loc', conversationId: 'conv', tokens: {} };
+  const real = { api, clock, target, log: [], overlap: true, coverage: new Coverage(KINDS, []) } as unknown as Real;
+  return { model: at(start), real };
+}
+
+describe('an upload in flight with a move of the clock', () => {
+  // The upload is taken before the move; its URLs are read after it, in either order of judging the two.
+  test('its secure URLs read past their hour: which serves which file is not known, and nothing is noted', async () => {
+    const { model, real } = toyTarget('2026-11-25T12:00:00Z');
+    await new ParallelStep([plainUpload({ flag: 'true' }), new ClockStep(7200)]).run(model, real);
+    assert.deepEqual(model.noted, []);
+    assert.deepEqual(model.files, [], 'the model takes none of its files');
+    assert.match(real.log.join('\n'), /not applicable: the clock moved from 2026-11-25T12:00:00.000Z to 2026-11-25T14:00:00.000Z while upload #1 was in flight: a secure URL may be past its public hour/);
+  });
+
+  test('across the change, whether its files are secure is not known', async () => {
+    const { model, real } = toyTarget('2026-11-29T09:00:00Z');
+    await new ParallelStep([plainUpload({}), new ClockStep('across the change')]).run(model, real);
+    assert.deepEqual(model.noted, []);
+    assert.match(real.log.join('\n'), /not applicable: .* whether its files are secure depends on which the server took first/);
+  });
+
+  test('read within the hour: its file may have been taken at either instant, and a later read near either edge is open', async () => {
+    const { model, real } = toyTarget('2026-11-25T12:00:00Z');
+    const from = model.now;
+    await new ParallelStep([plainUpload({ flag: 'true' }), new ClockStep(900)]).run(model, real);
+    assert.deepEqual(model.noted, []);
+    const [file] = model.files;
+    assert.deepEqual([file.uploadedAt, file.uploadedBy], [from, from + 900_000]);
+    model.now = from + HOUR - CLOCK_SLACK_MS;
+    assert.equal(model.expectedRead(file), 'open', 'taken at the first instant, it may be private by now');
+    model.now = from + 900_000 + HOUR;
+    assert.equal(model.expectedRead(file), 'open', 'taken at the second, it may still be public');
+    model.now += CLOCK_SLACK_MS;
+    assert.deepEqual(model.expectedRead(file), { serve: false, rule: 'SECURE-PRIVATE-AFTER' });
   });
 });
 

@@ -23,6 +23,7 @@ export class ServerClock {
   #began: number | undefined;
   #moved = false;
   #moves = 0;
+  #latest = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly transport: Transport,
@@ -44,6 +45,11 @@ export class ServerClock {
   /** How many times set() or advance() moved the test clock, ever: a step tells whether it moved while it ran. */
   get moves(): number {
     return this.#moves;
+  }
+
+  /** The latest instant a move set the test clock to, by its answers: a step in flight with a move may have been taken as late. */
+  get latest(): number {
+    return this.#latest;
   }
 
   /** Whether set() or advance() moved the test clock since begin(). */
@@ -85,7 +91,9 @@ export class ServerClock {
     if (!this.testClockUrl) throw new Error('the target has no test clock (TEST_CLOCK_URL is not set)');
     this.#moved = true;
     this.#moves += 1;
-    return this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent }));
+    const now = this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent }));
+    this.#latest = Math.max(this.#latest, now);
+    return now;
   }
 
   private read(response: Incoming): number {
