@@ -6,6 +6,7 @@ import { DEPRECATED_EXECUTE_PATH, expandPath, FILE_FORM_KEY, LOCATION_TOKEN_PATH
 import { type Evidence, fileRef, linkReply } from './evidence.ts';
 import { isDeprecated } from '../contract/openapi.ts';
 import { sha256, type TestFile } from '../files/test-file.ts';
+import type { FormPart } from './form.ts';
 import { ReplayMismatchError, type Transport } from './transport.ts';
 
 /** Which credential a request sends: a token of the configuration by its setting key, none, a token issued during the test, or a literal header value. */
@@ -107,16 +108,16 @@ export class Api {
   }
 
   async upload(label: string, request: UploadRequest): Promise<Reply> {
-    const form = new FormData();
+    const form: FormPart[] = [];
     const fields = request.fields ?? this.uploadFields();
     const files = request.files ?? [];
     const appendFields = () => {
       for (const [name, value] of Object.entries(fields)) {
-        for (const item of Array.isArray(value) ? value : [value]) form.append(name, item);
+        for (const item of Array.isArray(value) ? value : [value]) form.push({ name, value: item });
       }
     };
     const appendFiles = (from: number, to: number) => {
-      for (const file of files.slice(from, to)) form.append(FILE_FORM_KEY, this.transport.filePart(file, request.partType?.(file)), file.name);
+      for (const file of files.slice(from, to)) form.push({ name: FILE_FORM_KEY, file, type: request.partType?.(file) });
     };
     const fieldsAt = { 'fields-first': 0, between: Math.max(1, Math.ceil(files.length / 2)), 'files-first': files.length }[request.order ?? 'fields-first'];
     appendFiles(0, fieldsAt);
@@ -210,7 +211,7 @@ export class Api {
     label: string,
     method: Reply['method'],
     url: string,
-    options: { headers: Record<string, string>; multipart?: FormData; fileBytes?: number; chunked?: boolean; meanwhile?: () => Promise<unknown>; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
+    options: { headers: Record<string, string>; multipart?: FormPart[]; fileBytes?: number; chunked?: boolean; meanwhile?: () => Promise<unknown>; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
   ): Promise<Reply> {
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
     try {

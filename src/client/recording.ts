@@ -12,7 +12,7 @@ import { knownTestFile, sha256, testFile, type TestFile } from '../files/test-fi
 
 
 /** A file part of a multipart body in normal form. */
-type FilePart = { field: string; name: string; size: number; sha256: string };
+export type FilePart = { field: string; name: string; size: number; sha256: string };
 
 export type RequestBody =
   | { json: unknown }
@@ -109,34 +109,17 @@ export function replayBody(body: ResponseBody | undefined, masker: Masker): Buff
   return Buffer.alloc(body.size);
 }
 
-/** A file part in normal form: name, size and digest (read as a stream: a copy of a 5 MB file is not needed). */
-async function describeFile(field: string, file: File): Promise<FilePart> {
-  const digest = createHash('sha256');
-  for await (const chunk of file.stream()) digest.update(chunk);
-  return { field, name: file.name, size: file.size, sha256: digest.digest('hex') };
-}
-
-/** The normal form of a multipart body as sent: fields in order, files by name, size and digest. */
-export async function describeForm(form: FormData): Promise<RequestBody> {
-  const fields: [string, string][] = [];
-  const files: FilePart[] = [];
-  for (const [field, value] of form.entries()) {
-    if (typeof value === 'string') fields.push([field, value]);
-    else files.push(await describeFile(field, value as File));
-  }
-  return { multipart: { fields, files } };
-}
-
 /**
- * What replay sends in place of a file part's bytes: their size and digest (JSON). The recording keeps no more than
- * that to match on, and 5 MB files copied into parts (a Blob's copy is memory the garbage collector does not see)
- * cost a replay's worker some 200 MB more.
+ * What replay sends in place of a file: a file of the same name whose bytes are its size and digest (JSON). The
+ * recording keeps no more than that to match on, and 5 MB files pushed through nock cost a replay's worker some
+ * 200 MB more.
  */
-export function replayPart(file: TestFile, type?: string): Blob {
-  return new Blob([JSON.stringify({ size: file.bytes.length, sha256: file.sha256 })], { type });
+export function replayFile(file: TestFile): TestFile {
+  const bytes = Buffer.from(JSON.stringify({ size: file.bytes.length, sha256: file.sha256 }));
+  return { name: file.name, bytes, sha256: sha256(bytes) };
 }
 
-/** The same normal form read back from the raw bytes nock received (a multipart body of replayPart parts, as replay sends it). */
+/** The same normal form read back from the raw bytes nock received (a multipart body of replayFile's stand-ins, as replay sends it). */
 export function describeRaw(contentType: string, raw: Buffer): RequestBody | undefined {
   if (raw.length === 0) return undefined;
   const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
@@ -240,7 +223,7 @@ export class Replay {
   #find(method: string, url: string, rawHeaders: Record<string, string>, body: unknown): Interaction | undefined {
     const masked = this.masker.text(url);
     const headers = this.masker.requestHeaders(rawHeaders);
-    // What replay sends is text (JSON, a form, replayPart's parts); nock hands it to the reply as it is, JSON parsed.
+    // What replay sends is text (JSON, a form, replayFile's stand-ins); nock hands it to the reply as it is, JSON parsed.
     const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
     const described = maskBody(describeRaw(String(rawHeaders['content-type'] ?? ''), raw), this.masker);
     return this.#interactions.find(

@@ -9,19 +9,18 @@ import https from 'node:https';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import zlib from 'node:zlib';
-import playwrightUtils from 'playwright-core/lib/utilsBundle';
 import { Evidence, type Exchange } from './evidence.ts';
 import { networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './politeness.ts';
-import { describeForm, type Interaction, type Masker, maskBody, type Replay, replayPart } from './recording.ts';
+import { describeForm, encodeForm, type FormPart } from './form.ts';
+import { type Interaction, type Masker, maskBody, type Replay, replayFile } from './recording.ts';
 import { redactUrl } from '../config/redact.ts';
-import type { TestFile } from '../files/test-file.ts';
 
 export interface Outgoing {
   method: 'GET' | 'POST' | 'HEAD';
   url: string;
   headers: Record<string, string>;
-  multipart?: FormData;
-  /** The bytes of the files the multipart body carries (in replay, stand-ins carry them: replayPart). */
+  multipart?: FormPart[];
+  /** The bytes of the files the multipart body carries (in replay, stand-ins carry them: replayFile). */
   fileBytes?: number;
   /** The multipart body sent without a Content-Length, in chunks (RFC 9112 §7.1): paced, recorded and in evidence as any. */
   chunked?: true;
@@ -74,15 +73,15 @@ export function networkFault(error: Error): 'reset' | 'timeout' | undefined {
 
 /**
  * A body whose files are this large is sent with the garbage of earlier ones collected first, where the worker holds
- * more than its mode's figure (see collectGarbage). Live, a body's files lie twice outside V8's heap (the form, and
- * each file read from it to be sent), so it collects early; in replay only the files' own bytes do (their parts are
- * stand-ins, replayPart), and collecting as early costs a full collection before each of some 50 bodies: some 4 s of CPU.
+ * more than its mode's figure (see collectGarbage). Live, the server's copy may lie beside the files' own bytes (the
+ * in-process reference server), so it collects early; in replay only the files' own bytes do (their parts are
+ * stand-ins, replayFile), and collecting as early costs a full collection before each of some 50 bodies: some 4 s of CPU.
  */
 const BIG_BODY_BYTES = 4 * 2 ** 20;
 const COLLECT_ABOVE_BYTES = { live: 260 * 2 ** 20, replay: 250 * 2 ** 20 };
 
 /**
- * A full collection, made before each big upload: the copies of earlier uploads' files are memory outside V8's heap
+ * A full collection, made before each big upload: earlier uploads' files are memory outside V8's heap
  * that it frees late, and a test that sends some 80 bodies of 5 MiB would hold them till then, 50 MiB over the
  * worker's budget of 300 MiB. The flag is set at run time, on the first big upload: NODE_OPTIONS does not take
  * --expose-gc on Node 20.
@@ -127,11 +126,6 @@ export class Transport {
     },
   ) {
     this.evidence = mode.evidence ?? new Evidence({});
-  }
-
-  /** A file as a part of a multipart body: its bytes; in replay, their size and digest in their place (replayPart). */
-  filePart(file: TestFile, type?: string): Blob {
-    return this.mode.replay ? replayPart(file, type) : new Blob([file.bytes], { type });
   }
 
   /** The next `requests` requests go out back to back, the pace waited for once before them (Pace.reserve). */
@@ -223,8 +217,9 @@ export class Transport {
   async #send(out: Outgoing, headers: Record<string, string>): Promise<Incoming> {
     if ((out.fileBytes ?? 0) > BIG_BODY_BYTES && process.memoryUsage.rss() > COLLECT_ABOVE_BYTES[this.mode.replay ? 'replay' : 'live']) collectGarbage();
     try {
-      // Replay sends nothing, so nothing needs the server's time to take in a head.
-      if (this.mode.replay || out.chunked || out.meanwhile) return await sendByNode(out, headers, this.timeoutMs, this.mode.replay ? 0 : HEAD_TAKEN_MS);
+      // Replay sends nothing, so nothing needs the server's time to take in a head; its files go as stand-ins.
+      if (this.mode.replay) return await sendByNode({ ...out, multipart: out.multipart?.map((part) => ('file' in part ? { ...part, file: replayFile(part.file) } : part)) }, headers, this.timeoutMs);
+      if (out.chunked || out.meanwhile) return await sendByNode(out, headers, this.timeoutMs, HEAD_TAKEN_MS);
       // Node's client, redirects followed as Playwright follows them: Playwright's request context cost every request a
       // stack captured and mapped through the source maps, and a form's files a copy in base64 over its protocol (a
       // sixth of a live run's CPU without the forms, measured; with them, most of a worker's garbage).
@@ -242,7 +237,7 @@ export class Transport {
   async #record(masker: Masker, out: Outgoing, incoming: Incoming): Promise<void> {
     // A string is sent as it is, under the content type its request names (a form-encoded body); anything else as JSON.
     const text = typeof out.data === 'string';
-    const body = out.multipart ? await describeForm(out.multipart) : out.data === undefined ? undefined : text ? { text: out.data as string } : { json: out.data };
+    const body = out.multipart ? describeForm(out.multipart) : out.data === undefined ? undefined : text ? { text: out.data as string } : { json: out.data };
     const contentType = out.multipart ? 'multipart/form-data' : out.data === undefined || text ? undefined : 'application/json';
     this.recorded.push({
       request: {
@@ -320,7 +315,7 @@ async function sendByNode(out: Outgoing, headers: Record<string, string>, timeou
   for (const [name, value] of Object.entries(PLAYWRIGHT_DEFAULTS)) if (!has(name)) sent[name] = value;
   let body: Buffer[] | undefined;
   if (out.multipart) {
-    const form = await encodeForm(out.multipart);
+    const form = encodeForm(out.multipart);
     body = form.parts;
     sent['content-type'] = form.contentType;
   } else if (out.data !== undefined) {
@@ -391,32 +386,4 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
   } catch {
     return body;
   }
-}
-
-/** A form's boundary as Playwright draws it: WebKit's prefix and 16 letters or digits. */
-const BOUNDARY_LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const escapeName = (name: string) => name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
-
-/**
- * A form encoded as Playwright's request context encodes it (its MultipartFormData), byte for byte but the boundary:
- * fields and files in the form's order, each file part of the type its Blob declares, or else of the type
- * Playwright's own table gives its file name (an upload of `a.pdf` is a part of type application/pdf), or else
- * application/octet-stream. A server sees the same body whichever way a request goes.
- */
-export async function encodeForm(form: FormData): Promise<{ parts: Buffer[]; contentType: string }> {
-  const boundary = `----WebKitFormBoundary${Array.from(randomBytes(16), (byte) => BOUNDARY_LETTERS[byte % BOUNDARY_LETTERS.length]).join('')}`;
-  const chunks: Buffer[] = [];
-  for (const [name, value] of form.entries()) {
-    let head = `--${boundary}\r\ncontent-disposition: form-data; name="${escapeName(name.replace(/\r\n|\r|\n/g, '\r\n'))}"`;
-    if (typeof value === 'string') {
-      chunks.push(Buffer.from(`${head}\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n'));
-      continue;
-    }
-    const file = value as File;
-    head += `; filename="${escapeName(file.name)}"\r\ncontent-type: ${file.type || playwrightUtils.mime.getType(file.name) || 'application/octet-stream'}`;
-    chunks.push(Buffer.from(`${head}\r\n\r\n`), Buffer.from(await file.arrayBuffer()), Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  // Parts, not one Buffer: a copy of five files of 5 MB is memory outside V8's heap that it frees late.
-  return { parts: chunks, contentType: `multipart/form-data; boundary=${boundary}` };
 }

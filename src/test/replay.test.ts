@@ -109,10 +109,8 @@ test('an upload matches on each file by name, size and digest, and a file change
     ],
   });
   const upload = (bytes: Buffer) => {
-    const form = new FormData();
-    form.append('locationId', 'loc-1');
     // As the API client lays a file out: replay sends its size and digest in place of its bytes.
-    form.append('fileAttachment', transport.filePart({ name: file.name, bytes, sha256: sha256(bytes) }), file.name);
+    const form = [{ name: 'locationId', value: 'loc-1' }, { name: 'fileAttachment', file: { name: file.name, bytes, sha256: sha256(bytes) } }];
     return transport.fetch({ method: 'POST', url: `${REPLAY_BASE_URL}/conversations/messages/upload`, headers: {}, multipart: form });
   };
   try {

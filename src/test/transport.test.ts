@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import type { FormPart } from '../client/form.ts';
 import { Transport } from '../client/transport.ts';
 import { testFile } from '../files/test-file.ts';
 
@@ -24,9 +25,7 @@ test('a chunked upload has no Content-Length and comes whole; a gzip answer is r
   try {
     const transport = new Transport(10_000, {});
     const file = testFile('chunked.pdf', 4000);
-    const form = new FormData();
-    form.append('locationId', 'loc-1');
-    form.append('fileAttachment', transport.filePart(file), file.name);
+    const form = [{ name: 'locationId', value: 'loc-1' }, { name: 'fileAttachment', file }];
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/conversations/messages/upload`;
     const answer = await transport.fetch({ method: 'POST', url, headers: {}, multipart: form, chunked: true });
     assert.equal(seen?.headers['content-length'], undefined);
@@ -104,20 +103,24 @@ test("a form is the bytes Playwright's request context sends but its boundary: p
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const form = () => {
-    const built = new FormData();
-    built.append('locationId', 'loc-1');
-    built.append('fileAttachment', new Blob([testFile('a.PDF', 300).bytes]), 'a.PDF');
-    built.append('fileAttachment', new Blob([testFile('b.png', 200).bytes], { type: 'text/plain' }), 'b.png');
-    built.append('fileAttachment', new Blob(['plain']), 'no-extension');
-    built.append('fileAttachment', new Blob(['odd']), 'say "hi"\r\n.txt');
-    built.append('attachmentUrls', '["https://example.test/é"]');
-    return built;
-  };
+  const form: FormPart[] = [
+    { name: 'locationId', value: 'loc-1' },
+    { name: 'fileAttachment', file: testFile('a.PDF', 300) },
+    { name: 'fileAttachment', file: testFile('b.png', 200), type: 'text/plain' },
+    { name: 'fileAttachment', file: testFile('no-extension', 100) },
+    { name: 'fileAttachment', file: testFile('say "hi"\r\n.txt', 50) },
+    { name: 'attachmentUrls', value: '["https://example.test/é"]' },
+  ];
+  // The same form as a FormData, as Playwright's request context takes it.
+  const formData = new FormData();
+  for (const part of form) {
+    if ('value' in part) formData.append(part.name, part.value);
+    else formData.append(part.name, new Blob([part.file.bytes], { type: part.type }), part.file.name);
+  }
   const context = await request.newContext();
   try {
-    await context.post(`${base}/upload`, { multipart: form() });
-    await new Transport(10_000, {}).fetch({ method: 'POST', url: `${base}/upload`, headers: {}, multipart: form() });
+    await context.post(`${base}/upload`, { multipart: formData });
+    await new Transport(10_000, {}).fetch({ method: 'POST', url: `${base}/upload`, headers: {}, multipart: form });
     const [playwright, ours] = bodies.map(({ type, body }) => {
       const boundary = /boundary=(.+)$/.exec(type)?.[1] ?? assert.fail(`no boundary in ${type}`);
       return { type: type.replace(boundary, 'B'), body: body.toString('latin1').split(boundary).join('B') };
@@ -126,7 +129,7 @@ test("a form is the bytes Playwright's request context sends but its boundary: p
     assert.match(ours.body, /filename="a\.PDF"\r\ncontent-type: application\/pdf\r\n/);
     assert.match(ours.body, /filename="b\.png"\r\ncontent-type: text\/plain\r\n/);
 
-    await new Transport(10_000, {}).fetch({ method: 'POST', url: `${base}/found`, headers: {}, multipart: form() });
+    await new Transport(10_000, {}).fetch({ method: 'POST', url: `${base}/found`, headers: {}, multipart: form });
     assert.deepEqual(bodies.slice(2).map(({ method, type, body }) => [method, type, body.length]), [
       ['POST', bodies[2].type, bodies[2].body.length],
       ['GET', '', 0],
