@@ -5,10 +5,9 @@ import { type Real, Step } from './step.ts';
 
 
 /**
- * Moves a test clock on by some seconds, or across the change of 30 November 2026; never backwards. `or on` crosses the
- * change where the clock is not yet after it (before it, or within the day whose zone the contract leaves open), else
- * moves on by a quarter of an hour: a walk's clock step applies whatever
- * the drawn moves before it did.
+ * Moves a test clock on by some seconds, or across the change of 30 November 2026 where it is not yet after it (before
+ * it, or within the day whose zone the contract leaves open); never backwards. `or on` applies after the change too,
+ * and moves on by a quarter of an hour there: a walk's clock step applies whatever the drawn moves before it did.
  */
 export class ClockStep extends Step {
   readonly kind = 'clock';
@@ -18,7 +17,7 @@ export class ClockStep extends Step {
   }
 
   check(model: Readonly<Model>): boolean {
-    return model.movable && (this.move !== 'across the change' || model.regime() === 'before');
+    return model.movable && (this.move !== 'across the change' || model.regime() !== 'after');
   }
 
   toString(): string {
@@ -26,8 +25,7 @@ export class ClockStep extends Step {
   }
 
   protected async send(model: Model, real: Real): Promise<number> {
-    // Not yet after the change (before it, or within the day whose zone the contract leaves open): across it.
-    const across = this.move === 'across the change' || (this.move === 'across the change or on' && model.regime() !== 'after');
+    const across = typeof this.move !== 'number' && model.regime() !== 'after';
     const to = across ? Date.parse(REGIME_INSTANTS.after) : model.now + (typeof this.move === 'number' ? this.move : 900) * 1000;
     return real.clock.set(to);
   }

@@ -32,8 +32,22 @@ const targetsOf = (can: Capabilities, favour?: 'non-email'): UploadTarget[] => [
 /** Each operation as often as its weight: fast-check draws the next command evenly from the list. */
 const weighted = (...entries: [number, fc.Arbitrary<Step>][]) => entries.flatMap(([weight, arbitrary]) => Array.from({ length: weight }, () => arbitrary));
 
-/** The operations of each profile; every profile's answers are judged by the whole model. */
+/**
+ * The operations of each profile: those its rule is most exposed to, weighted, and now and then any operation of the
+ * target (a profile weights, it removes none). Every answer is judged by the whole model.
+ */
 export function profileOf(name: ProfileName, can: Capabilities): fc.Arbitrary<Step>[] {
+  return [...focusOf(name, can), anyOperation(can)];
+}
+
+/** Any operation the target offers, of any kind, its values and relations drawn. */
+function anyOperation(can: Capabilities): fc.Arbitrary<Step> {
+  const operations = operationsOf(can);
+  return fc.oneof(...kindsOf(can).map((kind) => fc.nat(11).chain((n) => (operations[kind] as (n: number) => fc.Arbitrary<Step>)(n))));
+}
+
+/** The operations a profile weights. */
+function focusOf(name: ProfileName, can: Capabilities): fc.Arbitrary<Step>[] {
   const upload = (flags: readonly SecureFlag[], wire = false, targets = targetsOf(can), minFiles = 1, reuse: 'always' | 'sometimes' = 'sometimes') =>
     uploadSpec(targets, flags, wire, minFiles, reuse).map((spec) => new UploadStep(spec) as Step);
   const read = fc.nat(8).map((i) => new ReadStep(i) as Step);
