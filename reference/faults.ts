@@ -175,6 +175,7 @@ export const FAULTS = [
   { name: 'session-bound-to-other-token-forks', rule: 'SESSION-CONTINUE', breaks: 'answers a continuation by another token of the location than the one that started the session in a new session', policy: { forksSession: ({ session, token }) => token.value !== session.token.value } },
   { name: 'session-ended-by-refused-turn', rule: 'SESSION-CONTINUE', breaks: 'ends a session once a continuation of it is refused: the next continuation is answered in a new session', policy: { forksSession: ({ refusedBefore }) => refusedBefore > 0 } },
   { name: 'session-restarts-after-six-turns', rule: 'SESSION-CONTINUE', breaks: 'answers the seventh exchange of a session in a new session', policy: { forksSession: ({ session }) => session.turns >= 6 } },
+  { name: 'secure-query-public-once-signed', rule: 'SECURE-PRIVATE-AFTER', breaks: 'serves a private attachment anonymously under its URL with a query string once a signed URL was issued for it', policy: { publicAfterWindow: (request, before) => before.signed && request.url.includes('?') } },
   { name: 'session-concurrent-fork', rule: 'SESSION-CONTINUE', breaks: 'answers the second of two continuations of one session in flight together in a new session', policy: { agentReplyMs: 50, forksSession: ({ beside }) => beside } },
   // Broken only where an upload's data relates to an earlier upload's (src/contract/relations.ts)
   {

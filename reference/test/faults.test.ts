@@ -360,6 +360,12 @@ const PROBES: Record<FaultName, Probe> = {
   'session-bound-to-other-token-forks': sessionAfter([{}], apiHeaders(WORLD.tokens.pit)),
   'session-ended-by-refused-turn': sessionAfter([{ message: undefined }, {}]),
   'session-restarts-after-six-turns': sessionAfter(Array.from({ length: 6 }, () => ({}))),
+  'secure-query-public-once-signed': async (app) => {
+    const secure = await uploadedUrl(app, { fields: secureFields });
+    await fetchUrl(app, secure, apiHeaders(WORLD.tokens.filesReadonly));
+    await setClock(app, { advanceSeconds: 3601 });
+    return (await fetchUrl(app, `${secure}?download=1`)).statusCode;
+  },
   'session-concurrent-fork': async (app) => {
     const { executionId } = (await execute(app)).json();
     const next = () => execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId } });

@@ -1,32 +1,68 @@
-// Reads of the run's files: anonymous GETs of their URLs, and signed URLs asked for by any caller.
+// Reads of the run's files: anonymous GETs of their URLs or by another anonymous route, and signed URLs asked for by any caller.
 import { accepted, type Reply } from '../client/api.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
+import { anonymousLeaks, anonymousRouteCases, describeLeaks, type Leak } from '../checks/privacy.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { Disagreement, type Model, type ModelFile, mustAccept, NotApplicable, shown } from './model.ts';
 import { FOCUS, IndexedStep, type Real, Step, SweepStep } from './step.ts';
 
-/** An anonymous GET of a file's URL, as the upload's answer gave it. */
+/** The anonymous routes to a file (specs/cases/anonymous-routes.json): its URL as given first, then the others. */
+export const [AS_GIVEN, ...OTHER_ROUTES] = anonymousRouteCases().map((row) => row.route);
+
+/** A read as sent: the file, the clock's moves before it, and the answer, the leaks of another route, or why it was not sent. */
+interface Read {
+  file: ModelFile;
+  moves: number;
+  reply?: Reply;
+  leaks?: Leak[];
+  skipped?: string;
+}
+
+/**
+ * An anonymous GET of a file's URL, as the upload's answer gave it; or another anonymous route to it (a respelled URL,
+ * GET /files/d/{slug} without files.readonly), which only a private file's answer tells anything by: none may reach it.
+ */
 export class ReadStep extends IndexedStep {
   readonly kind = 'read';
+
+  constructor(
+    index: number,
+    readonly route: string = AS_GIVEN,
+  ) {
+    super(index);
+  }
 
   protected among(model: Readonly<Model>): number {
     return model.files.length;
   }
 
   toString(): string {
-    return `GET the URL of file ${this.index} (wrapping around the run's files), anonymously`;
+    return `GET the URL of file ${this.index} (wrapping around the run's files)${this.#by()}, anonymously`;
   }
 
-  protected async send(model: Model, real: Real): Promise<{ file: ModelFile; reply: Reply | undefined; moves: number }> {
+  #by(): string {
+    return this.route === AS_GIVEN ? '' : ` by ${this.route}`;
+  }
+
+  protected async send(model: Model, real: Real): Promise<Read> {
     const file = this.chosen(model.files, model.focus.file);
     model.focus.file = file;
-    real.log[real.log.length - 1] = `GET the URL of file ${file.label} (${file.file.name}, ${file.kind}), anonymously`;
+    real.log[real.log.length - 1] = `GET the URL of file ${file.label} (${file.file.name}, ${file.kind})${this.#by()}, anonymously`;
     const moves = real.clock.moves;
-    return { file, moves, reply: await real.api.offered(`model: read ${file.label}`, file.url) };
+    if (this.route === AS_GIVEN) return { file, moves, reply: await real.api.offered(`model: read ${file.label}`, file.url) };
+    // Public, a file may be served by another route or not; private, by none. The clock only moves on: private now, private in either order.
+    const expected = model.expectedRead(file);
+    if (expected === 'open' || expected.serve) return { file, moves, skipped: `file ${file.label} (${file.kind}) may be served by ${this.route} or not while its URL is public` };
+    return { file, moves, leaks: await anonymousLeaks(real.api, file.url, file.file, [this.route]) };
   }
 
   protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
-    const { file, reply, moves } = sent as { file: ModelFile; reply: Reply | undefined; moves: number };
+    const { file, reply, moves, leaks, skipped } = sent as Read;
+    if (skipped !== undefined) throw new NotApplicable(skipped);
+    if (leaks !== undefined) {
+      if (leaks.length > 0) model.note(new Disagreement('SECURE-PRIVATE-AFTER', `file ${file.label} ${Math.round((model.now - file.uploadedAt) / 1000)} s after its upload, private, reached anonymously by ${describeLeaks(leaks).join('; ')}`));
+      return;
+    }
     if (reply === undefined) throw new NotApplicable(`${real.api.evidence.redact(file.url)} could not be reached`);
     const expected = model.expectedRead(file);
     if (expected === 'open') throw new NotApplicable(`file ${file.label} is within ${Math.round((model.now - file.uploadedAt) / 1000)} s of its hour's end, where a running clock leaves the answer open`);

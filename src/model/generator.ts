@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { BYTES_RELATIONS, type LocationRelation, NAME_RELATIONS, RELATIONS } from '../contract/relations.ts';
 import { CLOCK_SLACK_MS, type SecureFlag, type UploadTarget } from './model.ts';
 import { ClockStep } from './clock.ts';
-import { ReadStep, readSweep, type SignedCaller, SignedStep } from './files.ts';
+import { OTHER_ROUTES, ReadStep, readSweep, type SignedCaller, SignedStep } from './files.ts';
 import { ParallelStep } from './overlaps.ts';
 import { continueArbitrary, EverySessionStep, refusedTurnArbitrary, startArbitrary, StartStep } from './sessions.ts';
 import { type Kind, KINDS } from '../contract/sequences.ts';
@@ -50,7 +50,9 @@ function anyOperation(can: Capabilities): fc.Arbitrary<Step> {
 function focusOf(name: ProfileName, can: Capabilities): fc.Arbitrary<Step>[] {
   const upload = (flags: readonly SecureFlag[], wire = false, targets = targetsOf(can), minFiles = 1, reuse: 'always' | 'sometimes' = 'sometimes') =>
     uploadSpec(targets, flags, wire, minFiles, reuse).map((spec) => new UploadStep(spec) as Step);
-  const read = fc.nat(8).map((i) => new ReadStep(i) as Step);
+  // Mostly its URL as given (public or private, it tells); now and then another route, which tells once it is private.
+  const route = fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.constantFrom(...OTHER_ROUTES), weight: 1 });
+  const read = fc.tuple(fc.nat(8), route).map(([i, by]) => new ReadStep(i, by) as Step);
   const signedBy = (...callers: SignedCaller[]) => fc.tuple(fc.nat(8), fc.constantFrom(...callers)).map(([i, caller]) => new SignedStep(i, caller) as Step);
   const signed = signedBy('filesReadonly', 'filesReadonly', 'noFilesScope', 'foreignAccess');
   const clock = (...moves: (number | 'across the change')[]) => fc.constantFrom(...moves).map((move) => new ClockStep(move) as Step);
@@ -198,7 +200,7 @@ export function walkOf(name: WalkName, can: Capabilities): fc.Arbitrary<Step>[] 
  * (coverage.ts): before the circuit, before the change, the configured token alone tried on the other location, the
  * prelude's session refused and continued at its second turn and at a later one, a permanent file read, a secure one
  * read and signed within its hour, the clock moved; after it, after the change, an upload refused, a secure file read
- * and signed past its hour and the clock's slack (judged, not open). Drawn, the flags, moves and sessions missed some
+ * and signed past its hour and the clock's slack (judged, not open), then read by every other anonymous route. Drawn, the flags, moves and sessions missed some
  * states at each seed (85 to 95 % of them).
  */
 function everyState(kinds: readonly Kind[]): { before: fc.Arbitrary<Step>[]; after: fc.Arbitrary<Step>[] } {
@@ -219,6 +221,8 @@ function everyState(kinds: readonly Kind[]): { before: fc.Arbitrary<Step>[]; aft
       ...(has('refused upload') ? [refusedUploadArbitrary()] : []),
       ...steps(plainUpload({ flag: 'true' }), ...(has('clock') ? [new ClockStep(SECURE_PUBLIC_WINDOW_SECONDS + (2 * CLOCK_SLACK_MS) / 1000)] : [])),
       ...readAndSign(),
+      // Private now, and signed since: no other anonymous route may reach it either.
+      ...(has('clock') ? steps(...OTHER_ROUTES.map((route) => new ReadStep(FOCUS, route))) : []),
     ],
   };
 }
