@@ -69,7 +69,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     logger: options.logger ?? false,
     // A trailing slash names the same resource, as on most servers and CDNs: the privacy checks try it.
     // and so does its path in any letter case (the privacy checks try it; parameters keep their case).
-    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    // A URL it hands out serves its file whatever the name's length (a path parameter is 100 characters by default).
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: 2048 },
     bodyLimit: 1024 * 1024,
     requestTimeout: timeout,
     connectionTimeout: timeout,

@@ -60,6 +60,14 @@ describe('upload', () => {
     assert.deepEqual(Object.keys(response.json().uploadedFiles), ['a.png', 'a (2).png']);
   });
 
+  // A name percent-encoded three times: its URL's path segment runs past a router's default parameter length (100).
+  test('serves a file of a long name under the URL it gave', async () => {
+    const name = `${encodeURIComponent(encodeURIComponent(encodeURIComponent('model 1-1 résumé 日本')))}.zip`;
+    const response = await fetchUrl(app(), await uploadedUrl(app(), { files: [{ name, bytes: photo }] }));
+    assert.equal(response.statusCode, 200);
+    assert.equal(sha256(response.rawPayload), sha256(photo));
+  });
+
   test('serves a non-secure upload anonymously, exact bytes, typed by extension, after the hour too', async () => {
     const url = await uploadedUrl(app(), { files: [{ name: 'doc.pdf', bytes: photo }] });
     await setClock(app(), { advanceSeconds: 30 * 24 * 3600 });

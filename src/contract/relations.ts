@@ -43,8 +43,15 @@ function split(name: string): [string, string] {
 }
 
 /**
+ * The longest related name drawn, in UTF-8 bytes: well within what servers commonly keep of a name (255 bytes on most
+ * file systems), which the contract does not bound. Percent-encoding a name encoded before triples each escape.
+ */
+const LONGEST_RELATED_NAME = 100;
+
+/**
  * The name `relation` makes of `earlier`, or undefined where it leaves the name as it is (a name with no letter that
- * Unicode decomposes has no other normal form), so that only a changed name counts as the relation.
+ * Unicode decomposes has no other normal form), so that only a changed name counts as the relation, or where it would
+ * be longer than LONGEST_RELATED_NAME.
  */
 export function relatedName(relation: EquivalentName, earlier: string): string | undefined {
   const [stem, extension] = split(earlier);
@@ -63,5 +70,5 @@ export function relatedName(relation: EquivalentName, earlier: string): string |
         return `${encodeURIComponent(stem)}${extension}`;
     }
   })();
-  return relation === 'equal' || related !== earlier ? related : undefined;
+  return (relation === 'equal' || related !== earlier) && Buffer.byteLength(related) <= LONGEST_RELATED_NAME ? related : undefined;
 }

@@ -15,6 +15,7 @@ import { ParallelStep } from '../model/overlaps.ts';
 import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
 import { describeSequence, runSequences } from '../model/run.ts';
 import { REGIME_INSTANTS } from '../checks/requests.ts';
+import { relatedName } from '../contract/relations.ts';
 import { testFile } from '../files/test-file.ts';
 
 const at = (iso: string) => new Model(Date.parse(iso), true, { label: 'ACCESS_TOKEN', auth: 'access' });
@@ -42,6 +43,14 @@ describe('the model of the contract', () => {
     assert.deepEqual(at('2026-11-29T18:00:00Z').expectedKind('conversation', 'absent'), { kind: 'open' });
     // A clock that may run on for a few minutes could cross into the ambiguous day.
     assert.equal(at(new Date(Date.parse('2026-11-29T10:00:00Z') - CLOCK_SLACK_MS / 2).toISOString()).regime(), 'ambiguous');
+  });
+
+  test('a related name stays short: percent-encoding a name encoded before stops where it would pass 100 bytes', () => {
+    const once = relatedName('percent', 'model 1-1 résumé 日本.zip') as string;
+    const twice = relatedName('percent', once) as string;
+    assert.equal(twice, `${encodeURIComponent(encodeURIComponent('model 1-1 résumé 日本'))}.zip`);
+    assert.equal(relatedName('percent', twice), undefined, `${twice.length} characters, then three times its escapes`);
+    assert.equal(relatedName('equal', twice), twice);
   });
 
   test('a secure file is public within the hour, private after it, open near its end; a permanent one serves at any age', () => {
