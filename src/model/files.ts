@@ -50,7 +50,8 @@ export class ReadStep extends IndexedStep {
     real.log[real.log.length - 1] = `GET the URL of file ${file.label} (${file.file.name}, ${file.kind})${this.#by()}, anonymously`;
     const moves = real.clock.moves;
     if (this.route === AS_GIVEN) return { file, moves, reply: await real.api.offered(`model: read ${file.label}`, file.url) };
-    // Public, a file may be served by another route or not; private, by none. The clock only moves on: private now, private in either order.
+    // Public, a file may be served by another route or not; private, by none. The clock only moves on: private now,
+    // private in either order of a pair at once.
     const expected = model.expectedRead(file);
     if (expected === 'open' || expected.serve) return { file, moves, skipped: `file ${file.label} (${file.kind}) may be served by ${this.route} or not while its URL is public` };
     return { file, moves, leaks: await anonymousLeaks(real.api, file.url, file.file, [this.route]) };

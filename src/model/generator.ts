@@ -200,8 +200,8 @@ export function walkOf(name: WalkName, can: Capabilities): fc.Arbitrary<Step>[] 
  * (coverage.ts): before the circuit, before the change, the configured token alone tried on the other location, the
  * prelude's session refused and continued at its second turn and at a later one, a permanent file read, a secure one
  * read and signed within its hour, the clock moved; after it, after the change, an upload refused, a secure file read
- * and signed past its hour and the clock's slack (judged, not open), then read by every other anonymous route. Drawn, the flags, moves and sessions missed some
- * states at each seed (85 to 95 % of them).
+ * and signed past its hour and the clock's slack (judged, not open), then read by every other anonymous route. Drawn,
+ * the flags, moves and sessions missed some states at each seed (85 to 95 % of them).
  */
 function everyState(kinds: readonly Kind[]): { before: fc.Arbitrary<Step>[]; after: fc.Arbitrary<Step>[] } {
   const has = (kind: Kind) => kinds.includes(kind);
