@@ -218,7 +218,7 @@ export class UploadStep extends Step {
     // The clock moved while it was in flight (a step at once, or sent before its answer was judged): the server took it
     // at some instant from its send to that move's, and its URLs are read after the move.
     const from = this.#sent.at;
-    const by = Math.max(from, model.now, real.clock.moves === this.#sent.moves ? from : real.clock.latest);
+    const by = Math.max(from, model.now, real.clock.moves === this.#sent.moves ? from : real.clock.lastSet);
     const moved = `the clock moved from ${new Date(from).toISOString()} to ${new Date(by).toISOString()} while ${what} was in flight`;
     if (model.expectedKind(destination.target, spec.flag, from).kind !== model.expectedKind(destination.target, spec.flag, by).kind) {
       throw new NotApplicable(`${moved}: whether its files are secure depends on which the server took first`);

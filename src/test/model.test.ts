@@ -11,6 +11,8 @@ import { modelFileSize, plainUpload, SIZE_SPREAD } from '../model/uploads.ts';
 import { ClockStep } from '../model/clock.ts';
 import type { Reply } from '../client/api.ts';
 import type { TestFile } from '../files/test-file.ts';
+import { ServerClock } from '../time/server-clock.ts';
+import type { Transport } from '../client/transport.ts';
 import { ParallelStep } from '../model/overlaps.ts';
 import { CLOCK_SLACK_MS, Disagreement, Model, type ModelFile, NotApplicable } from '../model/model.ts';
 import { describeSequence, runSequences } from '../model/run.ts';
@@ -192,7 +194,7 @@ describe('sequences judged by the model', () => {
  * and serves its bytes anonymously for an hour after that.
  */
 function toyTarget(start: string) {
-  const world = { now: Date.parse(start), moves: 0, latest: Number.NEGATIVE_INFINITY };
+  const world = { now: Date.parse(start) };
   const taken = new Map<string, { bytes: Buffer; at: number }>();
   const reply = (method: Reply['method'], url: string, status: number, body: Buffer): Reply => ({
     method, url, status, body, headers: { 'content-type': 'application/json' },
@@ -214,16 +216,14 @@ function toyTarget(start: string) {
       return file && world.now - file.at < HOUR ? reply('GET', url, 200, file.bytes) : reply('GET', url, 404, Buffer.from('{}'));
     },
   };
-  const clock = {
-    get moves() { return world.moves; },
-    get latest() { return world.latest; },
-    set: async (to: number) => {
-      world.moves += 1;
-      world.now = to;
-      world.latest = Math.max(world.latest, to);
-      return to;
+  // The suite's own clock, over a transport that is the toy's test clock: POST sets it, and both answer its instant.
+  const transport = {
+    fetch: async (request: { data?: { now?: string } }) => {
+      if (request.data?.now !== undefined) world.now = Date.parse(request.data.now);
+      return { url: 'http://toy.invalid/__clock', status: 200, headers: {}, body: Buffer.from(JSON.stringify({ now: new Date(world.now).toISOString() })) };
     },
   };
+  const clock = new ServerClock(transport as unknown as Transport, 'http://toy.invalid', 'http://toy.invalid/__clock');
   const target = { locationId: 'loc', conversationId: 'conv', tokens: {} };
   const real = { api, clock, target, log: [], overlap: true, coverage: new Coverage(KINDS, []) } as unknown as Real;
   return { model: at(start), real };
@@ -237,6 +237,17 @@ describe('an upload in flight with a move of the clock', () => {
     assert.deepEqual(model.noted, []);
     assert.deepEqual(model.files, [], 'the model takes none of its files');
     assert.match(real.log.join('\n'), /not applicable: the clock moved from 2026-11-25T12:00:00.000Z to 2026-11-25T14:00:00.000Z while upload #1 was in flight: a secure URL may be past its public hour/);
+  });
+
+  // A target is put back to the start of the test before each sequence: a move of an earlier sequence is no bound.
+  test("only the move in flight bounds the upload's instant, not a later instant an earlier move set", async () => {
+    const { model, real } = toyTarget('2026-11-25T12:00:00Z');
+    const from = model.now;
+    await real.clock.set(from + 30 * 24 * HOUR);
+    await real.clock.set(from);
+    await new ParallelStep([plainUpload({ flag: 'true' }), new ClockStep(900)]).run(model, real);
+    assert.deepEqual(model.noted, []);
+    assert.deepEqual(model.files.map((file) => [file.uploadedAt, file.uploadedBy]), [[from, from + 900_000]]);
   });
 
   test('across the change, whether its files are secure is not known', async () => {

@@ -23,7 +23,7 @@ export class ServerClock {
   #began: number | undefined;
   #moved = false;
   #moves = 0;
-  #latest = Number.NEGATIVE_INFINITY;
+  #lastSet = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly transport: Transport,
@@ -47,9 +47,12 @@ export class ServerClock {
     return this.#moves;
   }
 
-  /** The latest instant a move set the test clock to, by its answers: a step in flight with a move may have been taken as late. */
-  get latest(): number {
-    return this.#latest;
+  /**
+   * The instant the last move set the test clock to, by its answer: a step in flight with that move may have been taken
+   * as late. Not the latest of all: a test puts its clock back (before each sequence of the model, say).
+   */
+  get lastSet(): number {
+    return this.#lastSet;
   }
 
   /** Whether set() or advance() moved the test clock since begin(). */
@@ -92,7 +95,7 @@ export class ServerClock {
     this.#moved = true;
     this.#moves += 1;
     const now = this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent }));
-    this.#latest = Math.max(this.#latest, now);
+    this.#lastSet = now;
     return now;
   }
 
