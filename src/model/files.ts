@@ -60,14 +60,14 @@ export class ReadStep extends IndexedStep {
   protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
     const { file, reply, moves, leaks, skipped } = sent as Read;
     if (skipped !== undefined) throw new NotApplicable(skipped);
+    const age = `${Math.round((model.now - file.uploadedAt) / 1000)} s after its upload`;
     if (leaks !== undefined) {
-      if (leaks.length > 0) model.note(new Disagreement('SECURE-PRIVATE-AFTER', `file ${file.label} ${Math.round((model.now - file.uploadedAt) / 1000)} s after its upload, private, reached anonymously by ${describeLeaks(leaks).join('; ')}`));
+      if (leaks.length > 0) model.note(new Disagreement('SECURE-PRIVATE-AFTER', `file ${file.label} ${age}, private, reached anonymously by ${describeLeaks(leaks).join('; ')}`));
       return;
     }
     if (reply === undefined) throw new NotApplicable(`${real.api.evidence.redact(file.url)} could not be reached`);
     const expected = model.expectedRead(file);
-    if (expected === 'open') throw new NotApplicable(`file ${file.label} is within ${Math.round((model.now - file.uploadedAt) / 1000)} s of its hour's end, where a running clock leaves the answer open`);
-    const age = `${Math.round((model.now - file.uploadedAt) / 1000)} s after its upload`;
+    if (expected === 'open') throw new NotApplicable(`file ${file.label} is ${age}, within the clock's slack of its hour's end, where a running clock leaves the answer open`);
     // A step at once moved the clock while the URL handed over to (a short-lived signed URL, say) was followed.
     const handedOver = new URL(reply.url).href !== new URL(file.url).href;
     if (expected.serve && !accepted(reply) && handedOver && real.clock.moves !== moves) {
