@@ -33,6 +33,7 @@ import type { Space } from './contract/generate.ts';
 import { type Capabilities, closingOf, kindsOf, type ProfileName, profileOf, relationsOf, walkOf, type WalkName } from './model/generator.ts';
 import { figuresOf, modelCoverageLine } from './contract/sequences.ts';
 import { Coverage } from './model/coverage.ts';
+import { MODEL_START } from './model/clock.ts';
 import { Model } from './model/model.ts';
 import { describeSequence, runSequences, type SequenceRun } from './model/run.ts';
 
@@ -527,7 +528,7 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   const { depth } = config;
   if (config.mode !== 'replay') test.setTimeout(Math.max(test.info().timeout, PROPERTY_TIMEOUT_MS, depth.deep ? depth.budgetMs / MODEL_ROWS + PROPERTY_TIMEOUT_MS : 0));
   const own = notesOf(test.info().annotations, ANNOTATION.rule)[0] as RuleId;
-  const start = clock.movable ? await clock.startOrNow() : undefined;
+  const begun = clock.movable ? await clock.startOrNow() : undefined;
   // The refresh token is spent here only where the target is put back before each sequence: elsewhere the refresh checks spend it, once a run.
   const chain = target.freshEachTest && target.oauthClientId !== undefined && target.tokens.oauthClientSecret !== undefined ? refreshChain : undefined;
   const can: Capabilities = {
@@ -547,8 +548,9 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   const setup = async () => {
     sequenceAt = exchanges.length;
     await restartTarget();
-    // A clock no sequence moved is still at the start (or has run on by seconds, within the model's slack at an edge).
-    const now = start === undefined ? await clock.now() : clock.moved ? await clock.set(start) : start;
+    // Without a test clock, the server's now. With one, MODEL_START: a clock that began there and that no sequence moved
+    // is still there (or has run on by seconds, within the model's slack at an edge).
+    const now = begun === undefined ? await clock.now() : clock.moved || begun !== MODEL_START ? await clock.set(MODEL_START) : MODEL_START;
     coverage.begin();
     sequences += 1;
     // A deep run's progress: minutes of sequences, each line what they covered so far.

@@ -3,6 +3,12 @@ import { REGIME_INSTANTS } from '../checks/requests.ts';
 import { type Model } from './model.ts';
 import { type Real, Step } from './step.ts';
 
+/**
+ * Where every sequence starts on a test clock: days before the change, whatever the target's clock reads (a machine's
+ * clock past the change would leave the model no non-secure upload, and no walk before it), so that a sequence stays
+ * before the change until a step moves it across. The recordings start there too.
+ */
+export const MODEL_START = Date.parse('2026-11-25T12:00:00Z');
 
 /**
  * Moves a test clock on by some seconds, or across the change of 30 November 2026 where it is not yet after it (before

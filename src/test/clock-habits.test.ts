@@ -22,15 +22,18 @@ const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 const work = mkdtempSync(join(tmpdir(), 'clock-habits-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** The verdict of `rule` from a live run of its edge test (`grep`) against a reference of this clock habit and fault. */
-async function verdict(habit: string, rule: string, grep: string, rateLimit: number, fault?: string): Promise<string> {
-  const server = await listenReference({ testClock: true, style: `default+clock=${habit}`, fault: fault as never }, { host: '127.0.0.1', port: 0 });
+/**
+ * The verdict of `rule` from a live run of its tests (`grep`, of `spec`) against a reference of this clock habit and
+ * fault, its test clock starting at `start` (this machine's now by default).
+ */
+async function verdict(habit: string, rule: string, grep: string, rateLimit: number, fault?: string, { spec = 'specs/secure-lifecycle.clock.spec.ts', start = Date.now() } = {}): Promise<string> {
+  const server = await listenReference({ testClock: { start }, style: `default+clock=${habit}`, fault: fault as never }, { host: '127.0.0.1', port: 0 });
   try {
     const reports = join(work, `${habit}-${rule}-${fault ?? 'none'}`);
     const target = Object.fromEntries(environmentOf(atAddress(worldOf(loadSeed()), server.address, TEST_CLOCK_PATH)));
     const env = childEnvironment({ ...target, REPORTS_DIR: reports, RATE_LIMIT: String(rateLimit), SKIP_PREFLIGHT: '1', CI: '1' }, SERVER_VARIABLES);
     // Not spawnSync: the server answers from this process, whose event loop must keep running.
-    const status = await promisify(execFile)(process.execPath, [PLAYWRIGHT, 'test', 'specs/secure-lifecycle.clock.spec.ts', '-g', grep], { cwd: ROOT, env }).then(
+    const status = await promisify(execFile)(process.execPath, [PLAYWRIGHT, 'test', spec, '-g', grep], { cwd: ROOT, env }).then(
       () => 0,
       (error: { code?: number }) => error.code ?? 1,
     );
@@ -51,3 +54,12 @@ for (const habit of CLOCK_HABITS.filter((habit) => habit === 'running' || habit 
     assert.match(await verdict(habit, 'SECURE-PRIVATE-AFTER', 'just after the hour', 1000, 'secure-window-5-seconds-long'), /^failed: .*\(exit 1\)$/s);
   });
 }
+
+// A machine's clock weeks past the change (the reference's test clock starts at this machine's now): the model starts
+// its sequences before the change all the same, where a non-secure upload's name can still be taken again.
+test('a test clock weeks past the change: the model still finds a fault of non-secure files', { timeout: 180_000 }, async () => {
+  const weeksPast = { spec: 'specs/model.spec.ts', start: Date.parse('2026-12-21T09:00:00Z') };
+  const grep = 'every URL serves its own file';
+  assert.equal(await verdict('frozen', 'PERMANENT-URL-ANONYMOUS', grep, 1000, undefined, weeksPast), 'passed (exit 0)');
+  assert.match(await verdict('frozen', 'PERMANENT-URL-ANONYMOUS', grep, 1000, 'upload-name-overwrites', weeksPast), /^failed: .*\(exit 1\)$/s);
+});
