@@ -3,13 +3,13 @@
 // hand-written ones here, the variants generated from schemas/execution-request.schema.json after them.
 import { accepted, type Api, type ExecuteRequest, type Reply } from '../src/client/api.ts';
 import { type CaseOutcome, describeCase } from '../src/checks/property.ts';
-import { EXECUTION_OPTIONAL_FIELDS, executionOptionalParts } from '../src/checks/requests.ts';
+import { EXECUTION_OPTIONAL_FIELDS } from '../src/checks/requests.ts';
 import type { Target, TargetId } from '../src/config/config.ts';
 import type { Case, PropertyRule } from '../src/contract/domains.ts';
 import { spaceOf, variedOf } from '../src/contract/generate.ts';
 import type { RuleId } from '../src/contract/rules.ts';
 import { expect, forEvery, observe, outcome, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
-import { variantsOf } from '../src/contract/variants.ts';
+import { variantPlaces, variantsOf } from '../src/contract/variants.ts';
 
 const MESSAGE = 'Hello from the conformance suite';
 
@@ -117,16 +117,15 @@ const SESSION_PROPERTIES: { rule: PropertyRule; statement: string; check: () => 
 ];
 
 /**
- * A session of the request's length on its path, each exchange with its optional parts, each reply checked. A
- * refused exchange on the deprecated path fails the rule that guarantees it; on the replacement, whose shapes are
- * not shown, the request does not apply.
+ * A session of the request's length on its path, each reply checked (the model's sessions carry the optional parts of
+ * §2.3 at any turn, every reply judged by the same rules). A refused exchange on the deprecated path fails the rule
+ * that guarantees it; on the replacement, whose shapes are not shown, the request does not apply.
  */
 async function sessionHolds(api: Api, target: Target, request: Case, label: string, check: ReplyCheck): Promise<CaseOutcome> {
   const path = request.path as ExecutePath;
-  const { query, fields } = executionOptionalParts([request.optionalFields], target);
   let session: Record<string, unknown> = {};
   for (let turn = 1; turn <= Number(request.turns); turn++) {
-    const reply = await api.execute(`exchange ${turn}, ${label}`, { path, query, body: body(target, { ...fields, ...session }) });
+    const reply = await api.execute(`exchange ${turn}, ${label}`, { path, body: body(target, session) });
     const executionId = field(reply, 'executionId');
     if (!accepted(reply) || (turn === 1 && typeof executionId !== 'string')) {
       if (path === 'replacement') return { notApplicable: `exchange ${turn} on the replacement path answered ${reply.status}, without a session to continue` };
@@ -209,17 +208,16 @@ test.describe('agent execution', () => {
   }
 
   // Absent required fields are MUST rules with faults on continuations; the others are about reading the body, one
-  // reading for both kinds of request, so they are sent as first messages.
-  for (const variant of variantsOf('execution-request', 'an execution')) {
-    for (const path of ['deprecated', 'replacement'] as const) {
-      for (const kind of variant.kind === 'absent' ? BOTH : (['first message'] as const)) {
-        test(...rule(variant.rule, `${variant.statement} (${variant.kind === 'absent' ? `${kind}, ` : ''}${path})`), async ({ api, target }) => {
-          const control = await controlRequest(api, target, path, kind);
-          const reply = await api.execute(variant.statement, { ...control, body: variant.apply(control.body) });
-          if (variant.expect === 'observed') observe(`${variant.statement.replace(/ is observed$/, '')} on the ${path} path: ${outcome(reply)}`);
-          else expect(reply).toBeRefusal();
-        });
-      }
+  // reading for both kinds of request, so they are sent as first messages; a field of the wrong type on the paths that
+  // cover every pair of field, type and path (variantPlaces).
+  for (const { variant, place: path } of variantPlaces(variantsOf('execution-request', 'an execution'), ['deprecated', 'replacement'] as const)) {
+    for (const kind of variant.kind === 'absent' ? BOTH : (['first message'] as const)) {
+      test(...rule(variant.rule, `${variant.statement} (${variant.kind === 'absent' ? `${kind}, ` : ''}${path})`), async ({ api, target }) => {
+        const control = await controlRequest(api, target, path, kind);
+        const reply = await api.execute(variant.statement, { ...control, body: variant.apply(control.body) });
+        if (variant.expect === 'observed') observe(`${variant.statement.replace(/ is observed$/, '')} on the ${path} path: ${outcome(reply)}`);
+        else expect(reply).toBeRefusal();
+      });
     }
   }
 

@@ -5,7 +5,7 @@
 import { accepted, type Api } from '../src/client/api.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
 import { offeredUrls, slugOf, urlsByFile, urlsServing } from '../src/checks/discover.ts';
-import { anonymousLeaks, describeLeaks } from '../src/checks/privacy.ts';
+import { anonymousLeaks, describeLeaks, routesShared } from '../src/checks/privacy.ts';
 import { describeCase } from '../src/checks/property.ts';
 import { REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
 import { AFTERWARDS, type Case, PAST_32_BIT_SECONDS } from '../src/contract/domains.ts';
@@ -57,11 +57,15 @@ async function signedAfterTheHour(api: Api, slug: string, file: TestFile): Promi
   return (await servingUrl(api, offeredUrls(reply), file)) ?? prerequisiteFailed('SECURE-SIGNED-URL', `no URL offered by GET /files/d/{slug} with files.readonly (${reply.status}) served the file`);
 }
 
-/** No anonymous route reaches any file of the upload: one hard assertion over every file's leaks, so that every leak is reported and an edge check can set it aside. */
-async function expectPrivate(api: Api, { files, urls }: Uploaded, when: string): Promise<void> {
+/**
+ * No anonymous route reaches any file of the upload, each file by its URL as given and its share of the other routes
+ * at this check (`turn`: routesShared): one hard assertion over every file's leaks, so that every leak is reported
+ * and an edge check can set it aside.
+ */
+async function expectPrivate(api: Api, { files, urls }: Uploaded, when: string, turn: number): Promise<void> {
   const leaks: Record<string, string[]> = {};
   for (const [i, file] of files.entries()) {
-    const found = describeLeaks(await anonymousLeaks(api, urls[i], file));
+    const found = describeLeaks(await anonymousLeaks(api, urls[i], file, routesShared(i, files.length, turn)));
     if (found.length > 0) leaks[file.name] = found;
   }
   expect(leaks, `routes by which a caller without files.readonly got the bytes of each file, ${when}`).toEqual({});
@@ -85,11 +89,12 @@ test.describe('secure attachment lifecycle', () => {
   });
 
   test(...rule('SECURE-PRIVATE-AFTER', 'no anonymous route reaches a secure file just after the hour or long after'), async ({ api, travel }) => {
+    let turn = 0;
     await travel.afterUpload({
       upload: () => uploadAll(api, [testFile('secure-after.pdf'), testFile('secure-after-2.png', 700)], true),
       instants: [HOUR + travel.margin, ...(travel.farReachable ? [DAY, MONTH] : [])],
       holds: { from: HOUR, to: Number.POSITIVE_INFINITY },
-      check: (uploaded, when) => expectPrivate(api, uploaded, when),
+      check: (uploaded, when) => expectPrivate(api, uploaded, when, turn++),
     });
   });
 
@@ -262,7 +267,7 @@ test.describe('the change of 30 November 2026', () => {
           return uploaded;
         },
         instants: [HOUR + travel.margin],
-        check: (uploaded, when) => expectPrivate(api, uploaded, when),
+        check: (uploaded, when) => expectPrivate(api, uploaded, when, 0),
       });
     });
   }

@@ -508,9 +508,12 @@ export async function reachOf(clock: ServerClock): Promise<Reach> {
   return { movable: clock.movable, regime: regimeAt(await clock.startOrNow()) };
 }
 
-/** Sequences drawn per test, and operations per sequence: a few short runs, so that a live run stays within minutes. */
-export const SEQUENCES = 2;
-export const MAX_OPERATIONS = 8;
+/**
+ * Sequences drawn per test, and operations per sequence: one run of 8 to 16, so that a live run stays within minutes.
+ * As many operations as two runs of 4 to 8, for one closing step (deterministic, its requests the same in each run).
+ */
+export const SEQUENCES = 1;
+export const MAX_OPERATIONS = 16;
 
 /** The rows of specs/model.spec.ts, the deep run's budget shared among them. */
 const MODEL_ROWS = 8;
@@ -558,7 +561,7 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
     return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [], overlap: config.mode === 'live', coverage } };
   };
   const walk = profile === 'every pair' || profile === 'at once';
-  const draw = walk ? { walk: walkOf(profile, can) } : { weighted: profileOf(profile, can), maxCommands: depth.deep ? 4 * MAX_OPERATIONS : MAX_OPERATIONS, closing: closingOf(profile, can) };
+  const draw = walk ? { walk: walkOf(profile, can) } : { weighted: profileOf(profile, can), maxCommands: depth.deep ? 2 * MAX_OPERATIONS : MAX_OPERATIONS, closing: closingOf(profile, can) };
   const runs = depth.deep ? 1_000_000 : walk ? 1 : SEQUENCES;
   // A quick run's sequences and the shrinking of a failure take SHRINK_SECONDS at most: the shortest found by then is reported.
   const shrink = config.shrinkMs > 0;
@@ -569,7 +572,7 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
   const record = coverage.record();
   test.info().annotations.push({ type: ANNOTATION.modelCoverage, description: JSON.stringify(record) });
   const skipped = run.notApplicable.length > 0 ? `; ${run.notApplicable.length} steps not applicable, as ${run.notApplicable[0].replace(/^\(not applicable: |\)$/g, '')}` : '';
-  const drawn = walk ? `the walk of ${profile === 'at once' ? 'every pair of kinds at once' : 'every ordered pair of kinds'}` : `${run.sequences} sequences of at most ${MAX_OPERATIONS} operations`;
+  const drawn = walk ? `the walk of ${profile === 'at once' ? 'every pair of kinds at once' : 'every ordered pair of kinds'}` : `${run.sequences} ${run.sequences === 1 ? 'sequence' : 'sequences'} of at most ${MAX_OPERATIONS} operations`;
   const missing = walk && profile === 'every pair' ? (figuresOf([record])?.missing ?? []) : [];
   observe(`${drawn} (${run.steps} steps) drawn from seed ${run.seed}${skipped}; ${modelCoverageLine([record])}${missing.length > 0 ? `; not followed: ${missing.join(', ')}` : ''}`);
   if (!run.failure) return;

@@ -87,6 +87,18 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile, only
   return leaks;
 }
 
+/**
+ * The routes tried on file `index` of an upload of `count` at its check number `turn` (0, 1, …): its URL as given
+ * always, and each other route on one file only, the next route on the next file, shifted by one at each check. Over
+ * `count` checks every route meets every file, as the domains cover every pair (of route, file and age), at about
+ * 1/count of the reads of every route on every file.
+ */
+export function routesShared(index: number, count: number, turn: number): string[] {
+  return anonymousRouteCases()
+    .map((row) => row.route)
+    .filter((_, r) => r === 0 || (r + turn) % count === index);
+}
+
 /** Whether the reply served the file, noted on its exchange: a private file's bytes are to be withheld. */
 function served(reply: Reply, file: TestFile): boolean {
   const leaked = serves(reply, file);

@@ -33,6 +33,11 @@ export interface Outgoing {
   maxRedirects?: number;
   /** A POST that has the same effect sent twice (the test clock set to an instant): retried as a GET is. */
   idempotent?: true;
+  /**
+   * A request to the target's test clock: a harness of the target, not its API, so it takes no share of RATE_LIMIT
+   * (a throttled answer still pauses the run, as any).
+   */
+  unpaced?: true;
   /** A URL an answer offered, off the target's origin: not reaching it is not the target's failure, and the caller decides what it means. */
   offered?: boolean;
   /** What the evidence calls the exchange, and shows of its body (by default the data sent). */
@@ -162,7 +167,7 @@ export class Transport {
     // where the answer was a 503 (below).
     const idempotent = out.method !== 'POST' || out.idempotent === true;
     for (let attempt = 0; ; attempt++) {
-      const waited = (await this.mode.limiter?.acquire()) ?? 0;
+      const waited = out.unpaced ? 0 : ((await this.mode.limiter?.acquire()) ?? 0);
       if (waited > 0) this.mode.onWait?.(waited);
       let incoming: Incoming;
       try {

@@ -96,15 +96,19 @@ const domain = <O extends Operation>(operation: O, over: readonly DimensionOf<O>
 /** Each rule checked as a property, and its domain. */
 export const RULE_DOMAINS = {
   'UPLOAD-FILES-MAX': domain('upload', ['target', 'secureFlag', 'regime', 'optionalFields']),
-  'UPLOAD-EXT-OTHER': domain('upload', ['target', 'secureFlag', 'regime', 'optionalFields', 'count', 'position']),
-  'UPLOAD-SIZE-MAX': domain('upload', ['target', 'secureFlag', 'regime', 'count', 'position', 'type', 'nameForm']),
+  // The file under test alone, or first, in the middle or last of five: a check of the first file only, of all but the
+  // last, or of the ends only, leaves one of those unchecked (the model's refused uploads put a .exe after one to three files).
+  'UPLOAD-EXT-OTHER': domain('upload', ['target', 'secureFlag', 'regime', 'optionalFields', 'count', 'position'], { count: [1, 5] }),
+  'UPLOAD-SIZE-MAX': domain('upload', ['target', 'secureFlag', 'regime', 'count', 'position', 'type', 'nameForm'], { count: [1, 5] }),
   // The flag "false" after the change is CUTOVER-FLAG-IGNORED's set. One file or five: five hold every position.
   'CUTOVER-ALL-SECURE': domain('upload', ['instant', 'target', 'secureFlag', 'count'], { secureFlag: ['absent', 'true'], regime: ['after'], count: [1, 5] }),
   'CUTOVER-FLAG-IGNORED': domain('upload', ['instant', 'target', 'count'], { secureFlag: ['false'], regime: ['after'], count: [1, 5] }),
   'SECURE-PRIVATE-AFTER': domain('file', ['earlierRead', 'route', 'age']),
-  // On the deprecated path only (the first value of path): the replacement's response shape is not shown.
-  'EXEC-RESPONSE-SCHEMA': domain('execution', ['optionalFields', 'turns']),
-  'SESSION-INTERACTION-NEW': domain('execution', ['path', 'optionalFields', 'turns']),
+  // On the deprecated path only (the first value of path): the replacement's response shape is not shown. The optional
+  // fields of every turn are the model's: it judges both rules on every reply of its sessions (src/model/sessions.ts),
+  // which carry any of them at any turn, and each on each path in every closing step.
+  'EXEC-RESPONSE-SCHEMA': domain('execution', ['turns']),
+  'SESSION-INTERACTION-NEW': domain('execution', ['path', 'turns']),
 } as const satisfies Partial<Record<RuleId, RuleDomain>>;
 
 export type PropertyRule = keyof typeof RULE_DOMAINS;

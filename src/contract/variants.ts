@@ -3,6 +3,7 @@
 // and a field the contract does not list. A field added to a schema brings its variants with no code. Variants are
 // constants, so recordings stay byte-identical.
 import type { RuleId } from './rules.ts';
+import { pairwise } from './generate.ts';
 import { RULE_IF_ABSENT, type SchemaId, validatorFor } from './schemas.ts';
 
 export type Body = Record<string, unknown>;
@@ -15,6 +16,8 @@ export interface Variant {
   /** The variant of a valid request body. */
   apply: (valid: Body) => Body;
   expect: 'refused' | 'observed';
+  /** A wrong-type variant's field and the JSON type it is sent as. */
+  wrong?: { field: string; type: string };
 }
 
 interface PropertySchema {
@@ -50,12 +53,13 @@ export function variantsOf(id: SchemaId, noun: string, { wrongTypes = true } = {
     }),
     ...(wrongTypes ? entries : []).flatMap(([name, schema]) => {
       const declared = [schema.type ?? []].flat();
-      return SAMPLES.filter(([, type]) => declared.length > 0 && !declared.includes(type)).map(([reading, , value]): Variant => ({
+      return SAMPLES.filter(([, type]) => declared.length > 0 && !declared.includes(type)).map(([reading, type, value]): Variant => ({
         kind: 'wrong type',
         rule: 'BODY-WRONG-TYPE',
         statement: `${noun} with ${name} as ${reading} is refused`,
         apply: (valid) => ({ ...valid, [name]: value }),
         expect: 'refused',
+        wrong: { field: name, type },
       }));
     }),
     { kind: 'empty', rule: 'BODY-EMPTY', statement: `${noun} with none of its fields is refused`, apply: () => ({}), expect: 'refused' },
@@ -67,4 +71,21 @@ export function variantsOf(id: SchemaId, noun: string, { wrongTypes = true } = {
       expect: 'observed',
     },
   ];
+}
+
+/**
+ * The places (`where`: the paths of a request, say) each variant is sent to: every one, but for the wrong-type
+ * variants, which cover every pair of field, JSON type and place (generate.ts pairwise), not every triple. A body's
+ * field is read alike wherever it is sent; each field and each type still goes to every place.
+ */
+export function variantPlaces<P extends string>(variants: readonly Variant[], where: readonly P[]): { variant: Variant; place: P }[] {
+  const wrong = variants.filter((variant) => variant.wrong !== undefined);
+  const values = (key: 'field' | 'type') => [...new Set(wrong.map((variant) => variant.wrong?.[key] as string))];
+  const find = (field: unknown, type: unknown) => wrong.find((variant) => variant.wrong?.field === field && variant.wrong?.type === type);
+  const cover = pairwise({ dimensions: { field: values('field'), type: values('type'), place: where }, valid: (row) => find(row.field, row.type) !== undefined });
+  return variants.flatMap((variant) =>
+    variant.wrong === undefined
+      ? where.map((place) => ({ variant, place }))
+      : cover.filter((row) => find(row.field, row.type) === variant).map((row) => ({ variant, place: row.place as P })),
+  );
 }

@@ -5,6 +5,7 @@ import { accepted, type Auth, type ExecuteRequest, type Reply } from '../client/
 import type { Target } from '../config/config.ts';
 import { executionOptionalParts } from '../checks/requests.ts';
 import { DOMAINS } from '../contract/domains.ts';
+import { describeErrors, validatorFor } from '../contract/schemas.ts';
 import { type RuleId, ruleById } from '../contract/rules.ts';
 import { Disagreement, expiredMayRefuse, type Model, type ModelSession, type ModelToken, mustAccept, NotApplicable, shown } from './model.ts';
 import { ParallelStep } from './overlaps.ts';
@@ -12,7 +13,7 @@ import { FOCUS, IndexedStep, type Real, Step, StepsInTurn, SweepStep, tokenOf } 
 import { ExchangeStep } from './tokens.ts';
 
 /** The optional parts of §2.3 a turn may send: those of the execution's domain, and versionId. */
-const OPTIONAL = [...DOMAINS.execution.optionalFields.values.filter((value) => value !== 'none'), 'versionId'] as const;
+export const OPTIONAL = [...DOMAINS.execution.optionalFields.values.filter((value) => value !== 'none'), 'versionId'] as const;
 type Optional = (typeof OPTIONAL)[number];
 
 /** The turns the closing step takes one session to: past the six of the execution's domain (domains.ts `turns`). */
@@ -259,7 +260,7 @@ export class EverySessionStep extends StepsInTurn {
   }
 
   toString(): string {
-    return 'a session on each path the run lacks, a second token, a refused turn, then every session continued in turn by another token, and one with the optional fields, twice at once, then to many turns';
+    return 'a session on each path the run lacks, a second token, a refused turn, then every session continued in turn by another token, and one with the optional fields, twice at once, then to many turns; a session of the other path with the optional fields, and one with source';
   }
 
   protected async parts(model: Model, real: Real): Promise<void> {
@@ -278,6 +279,11 @@ export class EverySessionStep extends StepsInTurn {
       // A turn a correct server may refuse (not applicable) leaves it where it was: no endless loop.
       if (longest.turns === before) break;
     }
+    // Every optional part on each path, whatever the seed drew (every reply is judged by the rules of §2.4 and §3);
+    // last, since a correct server may refuse them (the replacement's shapes, AGENT-SOURCE a SHOULD), which ends the step.
+    const other = model.sessions.findIndex((session) => session.path !== longest.path);
+    if (other >= 0) await this.part(new ContinueStep(other, 0, ['inputVariables', 'attachments', 'contactId']), model, real);
+    await this.part(new ContinueStep(at, 0, ['source']), model, real);
   }
 }
 
@@ -290,5 +296,8 @@ function exchangeOf(reply: Reply, path: 'deprecated' | 'replacement', what: stri
     if (path === 'replacement') throw new NotApplicable(`${what} on the replacement path answered without an executionId; its shapes are not shown`);
     throw new Disagreement(rule === 'SESSION-CONTINUE' ? rule : 'SESSION-START', `${what} answered without an executionId (${shown(reply)})`);
   }
+  // Every reply of the deprecated path, at every turn, has the fields of §2.4 (the replacement's shapes are not shown).
+  const validate = validatorFor('execution-response');
+  if (path === 'deprecated' && !validate(json)) throw new Disagreement('EXEC-RESPONSE-SCHEMA', `${what}: the reply lacks the fields of §2.4 or their types: ${describeErrors(validate.errors)}`);
   return { executionId: json.executionId, interactionId: json.interactionId };
 }

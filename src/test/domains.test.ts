@@ -1,5 +1,5 @@
 // The declared domains (src/contract/domains.ts) and their generation (src/contract/generate.ts): every dimension is
-// used by a rule and holds distinct values, a rule's own values are the operation's, the pairwise cover holds every
+// used by a rule (or drawn by the model) and holds distinct values, a rule's own values are the operation's, the pairwise cover holds every
 // pair some valid request holds, and the same seed draws the same requests.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -8,6 +8,7 @@ import { anonymousRouteCases } from '../checks/privacy.ts';
 import { AFTERWARDS, type Case, DOMAINS, type Dimension, isValidUpload, LATER_INSTANTS, type PropertyRule, RULE_DOMAINS } from '../contract/domains.ts';
 import { arbitraryOf, pairwise, product, type Space, spaceOf, variedOf } from '../contract/generate.ts';
 import { RULES } from '../contract/rules.ts';
+import { OPTIONAL } from '../model/sessions.ts';
 
 const rules = Object.keys(RULE_DOMAINS) as PropertyRule[];
 const dimensionsOf = (operation: keyof typeof DOMAINS) => DOMAINS[operation] as Record<string, Dimension>;
@@ -24,10 +25,12 @@ function pairsMissed(space: Space, cover: readonly Case[]): string[] {
 }
 
 describe('declared domains', () => {
-  test('each rule with a domain is in the catalogue, and each dimension of each operation is one some rule quantifies over', () => {
+  test('each rule with a domain is in the catalogue, and each dimension of each operation is one some rule quantifies over or the model draws', () => {
     const ids = new Set(RULES.map((r) => r.id));
     assert.deepEqual(rules.filter((id) => !ids.has(id)), []);
-    const used = new Set(rules.flatMap((id) => RULE_DOMAINS[id].over.map((name) => `${RULE_DOMAINS[id].operation}.${name}`)));
+    // The optional parts of an execution are drawn by the model at every turn of its sessions, every value of them.
+    assert.deepEqual(DOMAINS.execution.optionalFields.values.filter((value) => value !== 'none' && !(OPTIONAL as readonly string[]).includes(value)), []);
+    const used = new Set(['execution.optionalFields', ...rules.flatMap((id) => RULE_DOMAINS[id].over.map((name) => `${RULE_DOMAINS[id].operation}.${name}`))]);
     const declared = Object.entries(DOMAINS).flatMap(([operation, dims]) => Object.keys(dims).map((name) => `${operation}.${name}`));
     assert.deepEqual(declared.filter((name) => !used.has(name)), []);
   });

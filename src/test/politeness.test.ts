@@ -1,4 +1,4 @@
-// Polite live runs: the rate limit, retries of 429 and 503 after Retry-After (against the reference server told
+// Polite live runs: the rate limit (the test clock outside it), retries of 429 and 503 after Retry-After (against the reference server told
 // to throttle), the timeout of every request, and the guard against production hosts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +10,8 @@ import { listenReference } from '../../reference/listen.ts';
 import { loadConfig, readEnvironment } from '../config/config.ts';
 import { announcedLimit, describePace, describeRateShare, handOver, Pace, paceFile, rateShare, readPace, sleep, slotFile, throttleWaitSeconds } from '../client/politeness.ts';
 import { Transport } from '../client/transport.ts';
+import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
+import { ServerClock } from '../time/server-clock.ts';
 
 test('the pace lets no more than its limit through in any window', async () => {
   const pace = new Pace(4, 300, 1);
@@ -178,6 +180,25 @@ for (const { status, style, how } of THROTTLED) {
     }
   });
 }
+
+// The test clock is the target's harness, not its API: its moves and readings take no share of RATE_LIMIT.
+test('a request to the test clock takes no share of the pace; the requests around it keep to it', async () => {
+  const { address: base, close } = await listenReference({ testClock: true }, { host: '127.0.0.1', port: 0 });
+  try {
+    const transport = new Transport(5000, { limiter: new Pace(2, 2000, 1) });
+    const clock = new ServerClock(transport, base, `${base}${TEST_CLOCK_PATH}`);
+    const started = Date.now();
+    await transport.fetch({ method: 'GET', url: `${base}/a`, headers: {} });
+    for (let i = 0; i < 4; i++) await clock.now();
+    await clock.advance(60);
+    await transport.fetch({ method: 'GET', url: `${base}/b`, headers: {} });
+    assert.ok(Date.now() - started < 1500, `two paced requests and five to the test clock, at 2 per 2 s, took ${Date.now() - started} ms`);
+    await transport.fetch({ method: 'GET', url: `${base}/c`, headers: {} });
+    assert.ok(Date.now() - started >= 1950, 'a third paced request waits for the window');
+  } finally {
+    await close();
+  }
+});
 
 test('a server that never answers is cut off by the request timeout', async () => {
   const silent = createServer(() => {});

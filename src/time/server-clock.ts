@@ -67,7 +67,7 @@ export class ServerClock {
 
   /** The server's now: its test clock, else the Date header of a response (1 s resolution). */
   async now(): Promise<number> {
-    if (this.testClockUrl) return this.read(await this.transport.fetch({ method: 'GET', url: this.testClockUrl, headers: {} }));
+    if (this.testClockUrl) return this.read(await this.transport.fetch({ method: 'GET', url: this.testClockUrl, headers: {}, unpaced: true }));
     const response = await this.transport.fetch({ method: 'HEAD', url: this.baseUrl, headers: {}, maxRedirects: 0 });
     const date = response.headers.date;
     if (!date || Number.isNaN(Date.parse(date))) {
@@ -76,7 +76,7 @@ export class ServerClock {
     return Date.parse(date);
   }
 
-  /** Keeps the next `requests` requests back to back: a move of the clock and the read it is for, no pace between them. */
+  /** Keeps the next `requests` paced requests back to back: those of a check that follows a move of the clock, no pace before them. */
   reserve(requests: number): Promise<void> {
     return this.transport.reserve(requests);
   }
@@ -94,7 +94,7 @@ export class ServerClock {
     if (!this.testClockUrl) throw new Error('the target has no test clock (TEST_CLOCK_URL is not set)');
     this.#moved = true;
     this.#moves += 1;
-    const now = this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent }));
+    const now = this.read(await this.transport.fetch({ method: 'POST', url: this.testClockUrl, headers: {}, data, idempotent, unpaced: true }));
     this.#lastSet = now;
     return now;
   }
