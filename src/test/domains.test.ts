@@ -1,14 +1,16 @@
 // The declared domains (src/contract/domains.ts) and their generation (src/contract/generate.ts): every dimension is
-// used by a rule (or drawn by the model) and holds distinct values, a rule's own values are the operation's, the pairwise cover holds every
-// pair some valid request holds, and the same seed draws the same requests.
+// used by a rule (or drawn by the model) and holds distinct values, a rule's own values are the operation's, the
+// pairwise cover holds every pair some valid request holds, and the same seed draws the same requests; the wrong-type
+// variants and the routes to a private upload are shared out so that every pair meets.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { anonymousRouteCases } from '../checks/privacy.ts';
+import { anonymousRouteCases, routesShared } from '../checks/privacy.ts';
 import { AFTERWARDS, type Case, DOMAINS, type Dimension, isValidUpload, LATER_INSTANTS, type PropertyRule, RULE_DOMAINS } from '../contract/domains.ts';
 import { arbitraryOf, pairwise, product, type Space, spaceOf, variedOf } from '../contract/generate.ts';
 import { RULES } from '../contract/rules.ts';
 import { OPTIONAL } from '../model/sessions.ts';
+import { variantPlaces, variantsOf } from '../contract/variants.ts';
 
 const rules = Object.keys(RULE_DOMAINS) as PropertyRule[];
 const dimensionsOf = (operation: keyof typeof DOMAINS) => DOMAINS[operation] as Record<string, Dimension>;
@@ -100,5 +102,31 @@ describe('generation', () => {
     assert.ok(draw(7).every(isValidUpload));
     const shrunk = fc.check(fc.property(arbitraryOf(spaceOf('SESSION-INTERACTION-NEW')), (request) => Number(request.turns) < 4), { seed: 1 });
     assert.equal(shrunk.counterexample?.[0].turns, 4);
+  });
+
+  test('the wrong-type variants go to the places that cover every pair of field, type and place, each once; the others to every place', () => {
+    const variants = variantsOf('execution-request', 'an execution');
+    const placed = variantPlaces(variants, ['deprecated', 'replacement']);
+    const wrong = placed.filter(({ variant }) => variant.wrong !== undefined);
+    const pairs = (key: 'field' | 'type') => new Set(wrong.map(({ variant, place }) => `${variant.wrong?.[key]} ${place}`));
+    const all = (key: 'field' | 'type') => new Set(variants.flatMap((variant) => (variant.wrong ? ['deprecated', 'replacement'].map((place) => `${variant.wrong?.[key]} ${place}`) : [])));
+    assert.deepEqual(pairs('field'), all('field'));
+    assert.deepEqual(pairs('type'), all('type'));
+    assert.deepEqual(wrong.map(({ variant }) => variant.statement), variants.filter((variant) => variant.wrong).map((variant) => variant.statement));
+    assert.equal(placed.length - wrong.length, 2 * variants.filter((variant) => !variant.wrong).length);
+  });
+
+  test('the routes to a private upload: its URL as given on every file at every check, each other route on one file a check, and on every file over as many checks', () => {
+    const routes = anonymousRouteCases().map((row) => row.route);
+    for (const count of [1, 2, 5]) {
+      const met = new Set<string>();
+      for (let turn = 0; turn < count; turn++) {
+        const shares = Array.from({ length: count }, (_, i) => routesShared(i, count, turn));
+        for (const share of shares) assert.equal(share[0], routes[0]);
+        assert.deepEqual(shares.flatMap((share) => share.slice(1)).sort(), routes.slice(1).sort(), `check ${turn} of ${count} files`);
+        shares.forEach((share, i) => share.forEach((route) => met.add(`${route} ${i}`)));
+      }
+      assert.equal(met.size, routes.length * count);
+    }
   });
 });
