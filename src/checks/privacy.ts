@@ -18,6 +18,9 @@ interface RouteCase {
 
 export const anonymousRouteCases = () => loadTable<RouteCase>('anonymous-routes.json');
 
+/** The routes by name, read once: the file's URL as given first, then the others. */
+export const [AS_GIVEN, ...OTHER_ROUTES] = anonymousRouteCases().map((row) => row.route);
+
 /** A route that handed over the bytes, and the URL that served them (redacted: it may be a signed one). */
 export interface Leak {
   route: string;
@@ -94,9 +97,7 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile, only
  * 1/count of the reads of every route on every file.
  */
 export function routesShared(index: number, count: number, turn: number): string[] {
-  return anonymousRouteCases()
-    .map((row) => row.route)
-    .filter((_, r) => r === 0 || (r + turn) % count === index);
+  return [AS_GIVEN, ...OTHER_ROUTES.filter((_, r) => (r + 1 + turn) % count === index)];
 }
 
 /** Whether the reply served the file, noted on its exchange: a private file's bytes are to be withheld. */

@@ -1,13 +1,10 @@
 // Reads of the run's files: anonymous GETs of their URLs or by another anonymous route, and signed URLs asked for by any caller.
 import { accepted, type Reply } from '../client/api.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
-import { anonymousLeaks, anonymousRouteCases, describeLeaks, type Leak } from '../checks/privacy.ts';
+import { anonymousLeaks, AS_GIVEN, describeLeaks, type Leak } from '../checks/privacy.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { Disagreement, type Model, type ModelFile, mustAccept, NotApplicable, shown } from './model.ts';
 import { FOCUS, IndexedStep, type Real, Step, SweepStep } from './step.ts';
-
-/** The anonymous routes to a file (specs/cases/anonymous-routes.json): its URL as given first, then the others. */
-export const [AS_GIVEN, ...OTHER_ROUTES] = anonymousRouteCases().map((row) => row.route);
 
 /** A read as sent: the file, the clock's moves before it, and the answer, the leaks of another route, or why it was not sent. */
 interface Read {

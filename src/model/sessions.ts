@@ -297,7 +297,9 @@ function exchangeOf(reply: Reply, path: 'deprecated' | 'replacement', what: stri
     throw new Disagreement(rule === 'SESSION-CONTINUE' ? rule : 'SESSION-START', `${what} answered without an executionId (${shown(reply)})`);
   }
   // Every reply of the deprecated path, at every turn, has the fields of §2.4 (the replacement's shapes are not shown).
-  const validate = validatorFor('execution-response');
-  if (path === 'deprecated' && !validate(json)) throw new Disagreement('EXEC-RESPONSE-SCHEMA', `${what}: the reply lacks the fields of §2.4 or their types: ${describeErrors(validate.errors)}`);
+  if (path === 'deprecated') {
+    const validate = validatorFor('execution-response');
+    if (!validate(json)) throw new Disagreement('EXEC-RESPONSE-SCHEMA', `${what}: the reply lacks the fields of §2.4 or their types: ${describeErrors(validate.errors)}`);
+  }
   return { executionId: json.executionId, interactionId: json.interactionId };
 }
