@@ -9,7 +9,7 @@ export const SERVER_SETTINGS = {
   port: { env: 'PORT', purpose: "the reference server's listening port on 127.0.0.1 (0 picks a free one)", default: '4010' },
   seed: { env: 'SEED', purpose: 'derive ids, slugs and signatures from this seed; random when unset' },
   testClock: { env: 'TEST_CLOCK', purpose: '1 freezes the server clock and serves the test-clock protocol' },
-  style: { env: 'STYLE', purpose: 'default, alt, or either followed by +dimension=value: the choices where the contract is silent (reference/style.ts, README)', default: 'default' },
+  style: { env: 'STYLE', purpose: 'default, alt, gateway, or any followed by +dimension=value: the choices where the contract is silent (reference/style.ts, README)', default: 'default' },
   fault: { env: 'FAULT', purpose: 'break exactly one rule (reference/faults.ts), in either style' },
   seedFile: { env: 'SEED_FILE', purpose: 'the world: locations, conversations, contacts, agents, apps, tokens (default reference/seed.json)' },
   logLevel: { env: 'LOG_LEVEL', purpose: 'pino log level', default: 'info' },

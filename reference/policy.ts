@@ -55,6 +55,8 @@ export interface Policy {
   readonly fileUrlQuery?: string;
   /** A GET of a non-canonical spelling (a trailing slash) is redirected to the canonical URL with this status, rather than served. */
   readonly canonicalRedirect?: 301 | 302 | 307 | 308;
+  /** Every operation's path without a trailing slash is redirected to the path with one, with this status, whatever the method. */
+  readonly operationRedirect?: 307 | 308;
   /** A file's own URL answers with a redirect to a short-lived URL of its bytes (storage), with this status, rather than the bytes. */
   readonly fileHandOver?: 302 | 307;
   /** Answers are gzip-encoded for clients that accept it. */
@@ -301,6 +303,7 @@ export const DEFAULT_POLICY: Policy = {
   urlReference: 'absolute',
   fileUrlQuery: undefined,
   canonicalRedirect: undefined,
+  operationRedirect: undefined,
   fileHandOver: undefined,
   compress: false,
   cacheControl: undefined,

@@ -96,6 +96,18 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     app.addHook('onRequest', throttleHook(options.throttle, () => clock.now(), ctx.policy.retryAfter, (reply) => refuse(reply, error)));
   }
 
+  // A style may redirect every operation's path without a trailing slash to the path with one, whatever the method,
+  // as gateways and web frameworks do (a 307 or 308 keeps method and body, RFC 9110 §15.4.8-9); never where a GET's
+  // trailing slash is itself redirected away (canonicalRedirect), which would loop.
+  if (policy.operationRedirect !== undefined) {
+    const status = policy.operationRedirect;
+    app.addHook('onRequest', async (request, reply) => {
+      const [path, query] = splitQuery(request.url);
+      const get = request.method === 'GET' || request.method === 'HEAD';
+      if (request.routeOptions.config.version === undefined || path.endsWith('/') || (get && policy.canonicalRedirect !== undefined)) return;
+      return reply.code(status).header('location', `${path}/${query}`).send();
+    });
+  }
   app.addHook('onRequest', async (request) => {
     const versioned = request.routeOptions.config.version;
     if (versioned === undefined || (versioned === 'with-token' && request.headers.authorization === undefined)) return;

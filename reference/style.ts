@@ -1,7 +1,8 @@
 // Where the contract says "not shown" or nothing, a correct server may choose anything. Each such point is a dimension
 // of SPACE, with the values a correct server may choose there, each as the policy fields it sets (the first value is
 // DEFAULT_POLICY's own). A style is one value per dimension, written `<named>[+<dimension>=<value>…]`: `default` takes
-// the first value everywhere, `alt` the live platform's published habits where it has them, and any point of the space
+// the first value everywhere, `alt` the live platform's published habits where it has them, `gateway` the default
+// behind a gateway that redirects every operation's path (308 to the path with a trailing slash), and any point of the space
 // can be named (`default+urlReference=relative`) or drawn from a seed (sampleStyle, npm run mutation). A fault
 // (faults.ts) applies over any style. The README lists the dimensions.
 import { createHash } from 'node:crypto';
@@ -109,6 +110,8 @@ export const SPACE = {
     'redirect-307': { canonicalRedirect: 307 },
     'redirect-308': { canonicalRedirect: 308 },
   },
+  // A gateway's habit: every operation's path is redirected to the same path with a trailing slash, method and body kept.
+  operationRedirect: { none: {}, 'slash-308': { operationRedirect: 308 }, 'slash-307': { operationRedirect: 307 } },
   signedUrlDelivery: {
     'redirect-302': {},
     'redirect-303': { signedUrlDelivery: 'redirect', signedUrlRedirect: 303 },
@@ -160,7 +163,7 @@ export type StylePoint = { readonly [D in Dimension]: string };
 
 const first = (dimension: Dimension) => Object.keys(SPACE[dimension])[0];
 
-/** The named points: `default` chooses the first value everywhere; `alt` the platform's habits. */
+/** The named points: `default` chooses the first value everywhere; `alt` the platform's habits; `gateway` the default behind a redirecting gateway. */
 const NAMED = {
   default: {},
   alt: {
@@ -179,6 +182,8 @@ const NAMED = {
     servedType: 'bare',
     retryAfter: 'absent',
   },
+  // A gateway before the default: every operation's path redirected to the path with a trailing slash (issue 46).
+  gateway: { operationRedirect: 'slash-308' },
 } as const satisfies Record<string, Partial<Record<Dimension, string>>>;
 
 export type StyleName = keyof typeof NAMED;

@@ -141,8 +141,8 @@ async function main(): Promise<void> {
     ...faults.filter((fault) => ALT_SAMPLE.includes(fault.name as FaultName)).map((fault) => ({ name: `${fault.name}@alt`, fault, style: 'alt' as const })),
   ];
   const project = (trial: Trial): MutationProject => ({ name: trial.name, fault: trial.fault.name, style: trial.style });
-  // One Playwright run for both styles' baselines (a correct server of either style passes, and every rule gets one
-  // verdict in both) and every fault with its own rule's tests: the baselines, the longest projects, go first.
+  // One Playwright run for every named style's baseline (a correct server of any style passes, and every rule gets one
+  // verdict in each) and every fault with its own rule's tests: the baselines, the longest projects, go first.
   // `--baseline=FILE`: the default style's verdicts from a live run of the reference (CI records once for every proof,
   // beside this run: .ci/run), read once the runs are done; any correct run of the default style gives them, whatever
   // its seeds and clock.
@@ -163,8 +163,11 @@ async function main(): Promise<void> {
 
   const mustFailures = (run: Run) => run.report.rules.filter((r) => r.level === 'MUST' && (r.verdict === 'failed' || r.verdict === 'error')).map((r) => r.id);
   const baselineMust = STYLE_NAMES.flatMap((style) => mustFailures(baselines.get(baselineOf(style)) as Run).map((id) => (style === 'default' ? id : `${id} (${style} style)`)));
-  const altVerdict = new Map((baselines.get(baselineOf('alt')) as Run).report.rules.map((r) => [r.id, r.verdict]));
-  const styleDifferences = baseline.report.rules.filter((r) => altVerdict.get(r.id) !== r.verdict).map((r) => `${r.id}: ${r.verdict} in the default style, ${altVerdict.get(r.id)} in the alt style`);
+  // Every named style is a correct server: each judges every rule as the default does.
+  const styleDifferences = STYLE_NAMES.filter((style) => style !== 'default').flatMap((style) => {
+    const verdict = new Map((baselines.get(baselineOf(style)) as Run).report.rules.map((r) => [r.id, r.verdict]));
+    return baseline.report.rules.filter((r) => verdict.get(r.id) !== r.verdict).map((r) => `${r.id}: ${r.verdict} in the default style, ${verdict.get(r.id)} in the ${style} style`);
+  });
   // A fault fails the run when it is a MUST fault that survives, or when only other rules catch it.
   const failedFaults = results.filter((r) => r.outcome === 'caught by other rules only' || (r.level === 'MUST' && r.outcome === 'survived'));
   const problems = [
@@ -194,7 +197,7 @@ async function main(): Promise<void> {
     [
       '# Mutation run: every fault of the reference server against the suite',
       '',
-      `${faults.length} faults, ${trials.length - faults.length} of them also in the alt style (\`name@alt\`), and the baselines of both styles, ${limit} at a time, ${totalSeconds.toFixed(0)} s in all. Baselines: ${baselineMust.length} MUST failures, ${styleDifferences.length} rules judged differently by style.`,
+      `${faults.length} faults, ${trials.length - faults.length} of them also in the alt style (\`name@alt\`), and the baselines of the ${STYLE_NAMES.length} named styles, ${limit} at a time, ${totalSeconds.toFixed(0)} s in all. Baselines: ${baselineMust.length} MUST failures, ${styleDifferences.length} rules judged differently by style.`,
       '',
       `${styleResults.length} correct styles sampled with seed \`${seed}\` (\`npm run mutation -- --seed=${seed} --styles=${styleResults.length}\` repeats them), each judged against the default style on every MUST and SHOULD rule:`,
       '',

@@ -64,6 +64,7 @@ test.describe('upload fields', () => {
       files: [first],
       meanwhile: async () => (other = await api.upload('an upload sent while the first is in flight', { files: [second] })),
     });
+    test.skip(reply.meanwhileMissed === true, 'not applicable: the server redirected the first upload once its body had gone, so the two were in flight together only at the first URL');
     for (const [answer, file] of [[other as Reply, second], [reply, first]] as const) {
       requireAccepted(answer, `the upload of ${file.name}`, 'UPLOAD-ACCEPTED');
       const url = (await urlsServing(api, offeredUrls(answer), [file])).get(file.name);

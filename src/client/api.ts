@@ -24,6 +24,8 @@ export interface Reply {
   json(): unknown;
   /** The body as a report may show it: every secret known so far redacted (a token endpoint's answer holds tokens). */
   shown(): string;
+  /** A body sent in two goes that a redirect took elsewhere once it had gone: the request sent meanwhile did not overlap it there (Incoming.meanwhileMissed). */
+  meanwhileMissed?: true;
 }
 
 /**
@@ -229,7 +231,7 @@ export class Api {
         label,
         summary: options.summary,
       });
-      const answer = reply(method, incoming.url, incoming.status, incoming.headers, incoming.body, (text) => this.evidence.redact(text));
+      const answer = { ...reply(method, incoming.url, incoming.status, incoming.headers, incoming.body, (text) => this.evidence.redact(text)), ...(incoming.meanwhileMissed ? { meanwhileMissed: true as const } : {}) };
       if (incoming.exchange) linkReply(answer, incoming.exchange);
       return answer;
     } catch (error) {

@@ -52,6 +52,11 @@ export interface Incoming {
   body: Buffer;
   /** The exchange as the evidence holds it. */
   exchange?: Exchange;
+  /**
+   * A body sent in two goes (Outgoing.meanwhile) whose other request was not in flight beside it at the URL that
+   * answered: a redirect came after the body had gone there, so the two overlapped only at the first URL.
+   */
+  meanwhileMissed?: true;
 }
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
@@ -147,7 +152,10 @@ export class Transport {
     try {
       const incoming = await this.#fetch(out, (headers) => (sent = headers));
       const ms = Date.now() - started;
-      return { ...incoming, exchange: this.evidence.add({ ...exchange, requestHeaders: sent, status: incoming.status, responseHeaders: incoming.headers, responseBody: incoming.body, ms }) };
+      // Where none is followed, the URL that answered (a hop to the same resource goes all the same): a reproducer that
+      // follows none asks it there.
+      const url = exchange.followRedirects ? out.url : incoming.url;
+      return { ...incoming, exchange: this.evidence.add({ ...exchange, url, requestHeaders: sent, status: incoming.status, responseHeaders: incoming.headers, responseBody: incoming.body, ms }) };
     } catch (error) {
       this.evidence.add({ ...exchange, requestHeaders: sent, error: (error as Error).message.split('\n')[0], ms: Date.now() - started });
       throw error;
@@ -224,11 +232,11 @@ export class Transport {
     try {
       // Replay sends nothing, so nothing needs the server's time to take in a head; its files go as stand-ins.
       if (this.mode.replay) return await sendByNode({ ...out, multipart: out.multipart?.map((part) => ('file' in part ? { ...part, file: replayFile(part.file) } : part)) }, headers, this.timeoutMs);
-      if (out.chunked || out.meanwhile) return await sendByNode(out, headers, this.timeoutMs, HEAD_TAKEN_MS);
-      // Node's client, redirects followed as Playwright follows them: Playwright's request context cost every request a
-      // stack captured and mapped through the source maps, and a form's files a copy in base64 over its protocol (a
-      // sixth of a live run's CPU without the forms, measured; with them, most of a worker's garbage).
-      return await sendFollowing(out, headers, this.timeoutMs);
+      // Node's client, redirects followed as Playwright follows them, whatever the body's shape: Playwright's request
+      // context cost every request a stack captured and mapped through the source maps, and a form's files a copy in
+      // base64 over its protocol (a sixth of a live run's CPU without the forms, measured; with them, most of a
+      // worker's garbage).
+      return await sendFollowing(out, headers, this.timeoutMs, out.chunked || out.meanwhile ? HEAD_TAKEN_MS : 0);
     } catch (error) {
       // Replay's own refusal names the request ("Replay has no recorded answer"); nock refuses a method the recording
       // never used at an origin as "No match", and an origin it never saw as "Disallowed net connect".
@@ -260,10 +268,10 @@ export class Transport {
   }
 }
 
-/** Runs `start` once, however often it is called: each call gets the same promise. */
-function once<T>(start: () => Promise<T>): () => Promise<T> {
+/** Runs `start` once, however often it is called: each call gets the same promise; `started` says whether it was. */
+function once<T>(start: () => Promise<T>): (() => Promise<T>) & { readonly started: boolean } {
   let started: Promise<T> | undefined;
-  return () => (started ??= start());
+  return Object.defineProperty(() => (started ??= start()), 'started', { get: () => started !== undefined }) as (() => Promise<T>) & { readonly started: boolean };
 }
 
 /** The headers Playwright's request context adds to a request that has none of its own. */
@@ -284,34 +292,63 @@ const CONTENT_HEADERS = ['content-encoding', 'content-language', 'content-length
 const without = (headers: Record<string, string>, names: readonly string[]) => Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
 
 /**
- * A request, its redirects followed as Playwright's request context follows them: `maxRedirects` at
- * most (20 unless told; 0 follows none and answers the redirect itself); a 303 to anything but a GET or HEAD, or a
- * 301 or 302 to a POST, sent again as a GET without its body (a form's too) and the headers of its body; and the Authorization
- * header dropped where the origin changes, so that a hand-over to another host never carries a token. No cookie is
- * kept or sent: the suite sets none, and a server's cookie must not stand in for a token.
+ * An answer the client follows (RFC 9110 §15.4): one of REDIRECT_STATUSES with a Location. Told to follow none, it
+ * still follows one to the same resource spelled with or without a trailing slash (a gateway's habit): that hands
+ * nothing over, and the request is answered where it was meant to go.
  */
-async function sendFollowing(out: Outgoing, headers: Record<string, string>, timeoutMs: number): Promise<Incoming> {
+function followed(out: Outgoing, status: number, location: string | undefined): boolean {
+  if (!REDIRECT_STATUSES.has(status) || location === undefined || location === '') return false;
+  return out.maxRedirects !== 0 || sameResource(out.url, location);
+}
+
+/** A Location naming the URL itself, but for a trailing slash of its path. */
+function sameResource(url: string, location: string): boolean {
+  const [from, to] = [new URL(url), new URL(location, url)];
+  const path = (at: URL) => at.pathname.replace(/\/+$/, '');
+  return from.origin === to.origin && from.search === to.search && from.pathname !== to.pathname && path(from) === path(to);
+}
+
+/**
+ * A request of any shape, its redirects followed as Playwright's request context follows them (RFC 9110 §15.4):
+ * `maxRedirects` at most (20 unless told; 0 follows none but a hop to the same resource, and answers the redirect
+ * itself); a 303 to anything but a GET or HEAD, or a 301 or 302 to a POST, sent again as a GET without its body (a
+ * form's too) and the headers of its body;
+ * a 307 or 308 sent again as it was, the same bytes framed the same way (in chunks, or in two goes around the request
+ * sent meanwhile); and the Authorization header dropped where the origin changes, so that a hand-over to another host
+ * never carries a token. No cookie is kept or sent: the suite sets none, and a server's cookie must not stand in for
+ * a token.
+ */
+async function sendFollowing(out: Outgoing, headers: Record<string, string>, timeoutMs: number, headTakenMs: number): Promise<Incoming> {
   let request = { ...out, headers };
-  for (let left = out.maxRedirects ?? MAX_REDIRECTS; ; left -= 1) {
-    const incoming = await sendByNode(request, request.headers, timeoutMs);
-    const location = incoming.headers.location;
-    if (out.maxRedirects === 0 || !REDIRECT_STATUSES.has(incoming.status) || !location) return incoming;
+  // Told to follow none, only a hop to the same resource goes (followed), at most as many as by default.
+  for (let left = out.maxRedirects || MAX_REDIRECTS; ; left -= 1) {
+    const before = startedOf(request.meanwhile);
+    const incoming = await sendByNode(request, request.headers, timeoutMs, headTakenMs);
+    const location = incoming.headers.location ?? '';
+    if (!followed(request, incoming.status, location)) {
+      // The request sent meanwhile went beside an earlier hop, or beside none (a hop that dropped the body).
+      const beside = !before && startedOf(request.meanwhile);
+      return out.meanwhile && !beside ? { ...incoming, meanwhileMissed: true } : incoming;
+    }
     if (left === 0) throw new Error(`Max redirect count exceeded: ${redactUrl(out.url)}`);
     // Node reads a header as Latin-1; a Location in UTF-8 is read again as such, as Playwright does.
     const next = new URL(Buffer.from(location, 'latin1').toString('utf8'), request.url);
     const toGet = ((incoming.status === 301 || incoming.status === 302) && request.method === 'POST') || (incoming.status === 303 && !['GET', 'HEAD'].includes(request.method));
     const dropped = [...(toGet ? CONTENT_HEADERS : []), ...(next.origin !== new URL(request.url).origin ? ['authorization'] : [])];
-    request = { ...request, url: next.href, method: toGet ? 'GET' : request.method, ...(toGet ? { data: undefined, multipart: undefined } : {}), headers: without(request.headers, dropped) };
+    request = { ...request, url: next.href, method: toGet ? 'GET' : request.method, ...(toGet ? { data: undefined, multipart: undefined, chunked: undefined } : {}), headers: without(request.headers, dropped) };
   }
 }
+
+/** Whether the request sent meanwhile has been started (once() tells), before a hop is sent. */
+const startedOf = (meanwhile: Outgoing['meanwhile']) => (meanwhile as { started?: boolean } | undefined)?.started === true;
 
 /**
  * A request by Node's own client, every request of the suite: each hop of a live one (sendFollowing); a multipart body
  * in chunks, without a Content-Length (RFC 9112 §7.1), or one sent in two goes with another request between them
  * (Outgoing.meanwhile), which Playwright's request context cannot send; and every request of replay, which nock
  * answers. The body is encoded as Playwright encodes it: a form by encodeForm, an object as JSON, text as it is. It
- * follows no redirect itself: replay holds the answer the recording ended on, a body in chunks or in two goes is
- * answered by the server itself, and sendFollowing takes the hops. Failures read as Playwright's do, for networkFault().
+ * follows no redirect itself: replay holds the answer the recording ended on, and sendFollowing takes the hops of a
+ * live request. Failures read as Playwright's do, for networkFault().
  */
 async function sendByNode(out: Outgoing, headers: Record<string, string>, timeoutMs: number, headTakenMs = 0): Promise<Incoming> {
   const sent = { ...headers };
@@ -331,8 +368,11 @@ async function sendByNode(out: Outgoing, headers: Record<string, string>, timeou
   const length = body?.reduce((sum, part) => sum + part.length, 0) ?? 0;
   if (body && !out.chunked) sent['content-length'] = String(length);
   const client = out.url.startsWith('https:') ? https : http;
+  // A redirect answered on the head alone, before the request sent meanwhile: that one waits for the next hop.
+  let redirected = false;
   return new Promise<Incoming>((resolve, reject) => {
     const request = client.request(out.url, { method: out.method, headers: sent, timeout: timeoutMs }, (response) => {
+      redirected = followed(out, response.statusCode ?? 0, response.headers.location);
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
@@ -344,18 +384,25 @@ async function sendByNode(out: Outgoing, headers: Record<string, string>, timeou
     request.on('timeout', () => request.destroy(new Error(`Timeout ${timeoutMs}ms exceeded`)));
     request.on('error', reject);
     if (body === undefined) return request.end();
-    if (out.meanwhile) return void sendAround(request, body, out.meanwhile, headTakenMs).catch((error: Error) => request.destroy(error));
+    if (out.meanwhile) return void sendAround(request, body, out.meanwhile, headTakenMs, () => redirected).catch((error: Error) => request.destroy(error));
     // In chunks, two at least: a server that reads only the first sees half a body.
     for (const part of out.chunked ? cut(body, Math.ceil(length / 2)).flat() : body) request.write(part);
     request.end();
   });
 }
 
-/** The head and first bytes of a body, then the request sent meanwhile (at most MEANWHILE_LIMIT_MS), then the rest. */
-async function sendAround(request: http.ClientRequest, body: readonly Buffer[], meanwhile: () => Promise<unknown>, headTakenMs: number): Promise<void> {
+/**
+ * The head and first bytes of a body, then the request sent meanwhile (at most MEANWHILE_LIMIT_MS), then the rest;
+ * where a redirect came back on the head alone, the rest at once, the request sent meanwhile kept for the next hop.
+ */
+async function sendAround(request: http.ClientRequest, body: readonly Buffer[], meanwhile: () => Promise<unknown>, headTakenMs: number, redirected: () => boolean): Promise<void> {
   const [first, rest] = cut(body, FIRST_BYTES);
   await new Promise<void>((resolve, reject) => request.write(Buffer.concat(first), (error) => (error ? reject(error) : resolve())));
   await sleep(headTakenMs);
+  if (redirected()) {
+    for (const part of rest) request.write(part);
+    return void request.end();
+  }
   // Its failure is its own request's, which its caller awaits: here it only stops the wait.
   const settled = meanwhile().then(
     () => undefined,

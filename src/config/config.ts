@@ -61,7 +61,7 @@ export const SETTINGS = {
   locationTokenBody: { env: 'LOCATION_TOKEN_BODY', purpose: 'payload of POST /oauth/location-token, {companyId} and {locationId} filled in; a body starting with { is sent as JSON, any other form-encoded', default: 'companyId={companyId}&locationId={locationId}' },
   testClockUrl: { env: 'TEST_CLOCK_URL', purpose: "optional: the simulator's clock endpoint; absent on a real staging server" },
   reference: { env: 'REFERENCE_SERVER', purpose: '1 starts a reference server per worker (test clock on) and points the suite at it', default: '0' },
-  style: { env: 'REFERENCE_STYLE', purpose: 'with REFERENCE_SERVER=1: default or alt, either followed by +dimension=value: the choices the reference makes where the contract is silent (README)', default: 'default' },
+  style: { env: 'REFERENCE_STYLE', purpose: 'with REFERENCE_SERVER=1: default, alt or gateway, any followed by +dimension=value: the choices the reference makes where the contract is silent (README)', default: 'default' },
   fault: { env: 'FAULT', purpose: 'with REFERENCE_SERVER=1: the reference fault to switch on (reference/faults.ts)' },
   seed: { env: 'SEED', purpose: 'with REFERENCE_SERVER=1: the seed of ids, slugs and signatures', default: '1' },
   seedFile: { env: 'SEED_FILE', purpose: 'with REFERENCE_SERVER=1: the reference world, its tokens among it (default reference/seed.json)' },

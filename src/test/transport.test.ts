@@ -139,3 +139,65 @@ test("a form is the bytes Playwright's request context sends but its boundary: p
     server.close();
   }
 });
+
+// Issue 46: a gateway that redirects every path without a trailing slash to the path with one (308 or 307 keep the
+// method and body, RFC 9110 §15.4.8-9). Every shape of request lands at the new path: the same bytes, the same framing,
+// and a body sent in two goes still has the other request in flight beside it there.
+test('every request shape follows a 307 or 308 with its method, bytes and framing: plain, chunked, in two goes; a hop to the same resource even where none is followed', async () => {
+  type Seen = { method: string; url: string; chunked: boolean; length?: string; body: Buffer; at: number; done: number };
+  const seen: Seen[] = [];
+  // `late`: the redirect answered once the whole body has come (a server that reads before it routes), not on the head.
+  const server = createServer((incoming, reply) => {
+    const url = incoming.url ?? '';
+    const status = url.includes('307') ? 307 : 308;
+    const redirect = !url.split('?')[0].endsWith('/');
+    const entry: Seen = { method: incoming.method ?? '', url, chunked: incoming.headers['transfer-encoding'] === 'chunked', length: incoming.headers['content-length'], body: Buffer.alloc(0), at: Date.now(), done: 0 };
+    seen.push(entry);
+    const chunks: Buffer[] = [];
+    if (redirect && !url.includes('late')) reply.writeHead(status, { location: `${url.split('?')[0]}/${url.includes('?') ? `?${url.split('?')[1]}` : ''}` }).end();
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      entry.body = Buffer.concat(chunks);
+      entry.done = Date.now();
+      if (redirect && url.includes('late')) reply.writeHead(status, { location: `${url}/` }).end();
+      else if (!redirect) reply.writeHead(200, { 'content-type': 'text/plain' }).end(`at ${url}`);
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const transport = new Transport(10_000, {});
+  const form = (name: string): FormPart[] => [{ name: 'locationId', value: 'loc-1' }, { name: 'fileAttachment', file: testFile(name, 3000) }];
+  const arrived = (path: string) => seen.filter((entry) => entry.url.split('?')[0] === path);
+  try {
+    for (const status of [307, 308]) {
+      // A plain request, JSON and a form, a query kept.
+      const json = await transport.fetch({ method: 'POST', url: `${base}/execute-${status}?q=1`, headers: { authorization: 'Bearer tok' }, data: { a: 1 } });
+      assert.deepEqual([json.status, json.url, arrived(`/execute-${status}/`).map((e) => [e.method, e.url, e.body.toString()])], [200, `${base}/execute-${status}/?q=1`, [['POST', `/execute-${status}/?q=1`, '{"a":1}']]]);
+      // In chunks, without a Content-Length, at every hop: the same bytes at the new path.
+      const chunked = await transport.fetch({ method: 'POST', url: `${base}/chunked-${status}`, headers: {}, multipart: form('chunked.pdf'), chunked: true });
+      const second = arrived(`/chunked-${status}/`)[0];
+      assert.equal(chunked.status, 200);
+      assert.deepEqual([second.method, second.chunked, second.length], ['POST', true, undefined]);
+      assert.ok(second.body.length > 3000, `the whole form at the new path: ${second.body.length} bytes`);
+      // In two goes: the other request comes while the body is held at the new path, not at the first one.
+      let other: { url: string; at: number } | undefined;
+      const twoGoes = await transport.fetch({
+        method: 'POST', url: `${base}/together-${status}`, headers: {}, multipart: form('together.pdf'),
+        meanwhile: async () => (other = { url: (await transport.fetch({ method: 'GET', url: `${base}/other-${status}/`, headers: {} })).url, at: Date.now() }),
+      });
+      const held = arrived(`/together-${status}/`)[0];
+      assert.equal(twoGoes.status, 200);
+      assert.equal(twoGoes.meanwhileMissed, undefined);
+      assert.ok(other !== undefined && held.at < other.at && other.at <= held.done, `the other request answered while the body was held at the new path (${held.at} < ${other?.at} <= ${held.done})`);
+      assert.ok(held.body.length > 3000);
+    }
+    // A redirect only once the whole body had come: the overlap was at the first URL, and the answer says so.
+    const late = await transport.fetch({ method: 'POST', url: `${base}/late`, headers: {}, multipart: form('late.pdf'), meanwhile: () => transport.fetch({ method: 'GET', url: `${base}/other-late/`, headers: {} }) });
+    assert.deepEqual([late.status, late.meanwhileMissed], [200, true]);
+    // Told to follow none (a signed URL handed over as a redirect stays visible), a hop to the same resource still goes.
+    const same = await transport.fetch({ method: 'GET', url: `${base}/files/d/slug-1`, headers: {}, maxRedirects: 0 });
+    assert.deepEqual([same.status, same.url], [200, `${base}/files/d/slug-1/`]);
+  } finally {
+    server.close();
+  }
+});
