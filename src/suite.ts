@@ -428,12 +428,16 @@ export function inconclusive(reason: string): never {
 
 /**
  * A prerequisite the contract guarantees did not hold: that is a failure of the rule that guarantees it (reported
- * against that rule), and the rest of this test skips naming it. A skip never hides a violation.
+ * against that rule), and the rest of this test is not judged. Where that rule is a MUST, the test fails, so that
+ * Playwright's counts, JUnit, Allure and the exit status all show the failure; its own rule stays unjudged, with the
+ * reason (the conformance reporter). A SHOULD rule's prerequisite is a warning, never a failed test: the test skips.
  */
 export function prerequisiteFailed(guaranteedBy: RuleId, what: string): never {
+  const why = `prerequisite failed: ${what} (a failure of ${guaranteedBy})`;
   test.info().annotations.push({ type: ANNOTATION.violation, description: `${guaranteedBy} ${what}` });
-  test.skip(true, `prerequisite failed: ${what} (a failure of ${guaranteedBy})`);
-  throw new Error('unreachable: test.skip(true) throws');
+  if (ruleById(guaranteedBy).level !== 'MUST') test.skip(true, why);
+  test.info().annotations.push({ type: ANNOTATION.prerequisite, description: why });
+  throw new Error(`${why[0].toUpperCase()}${why.slice(1)}; the rest of this test is not judged`);
 }
 
 /** A request the contract guarantees must be accepted; a refusal fails `guaranteedBy` and skips the rest of this test. */

@@ -22,6 +22,11 @@ export const ANNOTATION = {
   inconclusive: 'inconclusive',
   /** `RULE-ID what happened`: a prerequisite the contract guarantees was refused, a failure of that rule. */
   violation: 'violation',
+  /**
+   * Why a test stopped at a prerequisite a MUST rule guarantees: the test fails (that rule's failure, wherever a
+   * report counts tests), and its own rule is unjudged, as though it had skipped with this reason.
+   */
+  prerequisite: 'prerequisite',
   /** A file of STATE_DIR ignored, or an upload that could not be kept there: no verdict depends on it. */
   warning: 'warning',
   /** What a test's model sequences covered (src/model/coverage.ts), as JSON: the reporter adds up every test's. */

@@ -6,6 +6,7 @@ import { FileSystemWriter } from 'allure-js-commons/sdk/reporter';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { ANNOTATION, type AnnotationType, notesOf } from './annotations.ts';
 import { describeTarget, type MutationTrial, replayNotice, suiteConfig, type SuiteConfig, trialOf } from '../config/config.ts';
 import { type Level, RULES } from '../contract/rules.ts';
@@ -121,7 +122,11 @@ export default class ConformanceReporter implements Reporter {
     else this.#warned.delete(test.id);
     const ruleId = notes(ANNOTATION.rule)[0];
     if (!ruleId) return;
-    const message = wholeMessage([...result.errors.map((e) => e.message ?? ''), ...findings].join('\n'));
+    // A test stopped at a MUST prerequisite failed for that rule (below); its own rule it leaves unjudged, as a skip
+    // with the reason would, unless it failed on its own before.
+    const stopped = notes(ANNOTATION.prerequisite)[0];
+    const ownErrors = result.errors.filter((e) => stopped === undefined || !stripVTControlCharacters(e.message ?? '').toLowerCase().includes(stopped.toLowerCase()));
+    const message = wholeMessage([...ownErrors.map((e) => e.message ?? ''), ...findings].join('\n'));
     // The target unreachable, a check that proved nothing, a test out of time or a run cut short: no verdict on the
     // rule, and never a pass.
     const noVerdict = [...notes(ANNOTATION.inconclusive).map((why) => `Inconclusive: ${why}`), ...notes(ANNOTATION.infrastructure)];
@@ -129,10 +134,10 @@ export default class ConformanceReporter implements Reporter {
       noVerdict.length > 0 || result.status === 'interrupted' || result.status === 'timedOut' ? 'error'
       : findings.length > 0 ? 'failed'
       : result.status === 'passed' ? 'passed'
-      : result.status === 'skipped' ? 'skipped'
+      : result.status === 'skipped' || (stopped !== undefined && ownErrors.length === 0) ? 'skipped'
       : 'failed';
     const detail =
-      verdict === 'skipped' ? notes(ANNOTATION.skip)[0] || 'skipped'
+      verdict === 'skipped' ? notes(ANNOTATION.skip)[0] || stopped || 'skipped'
       : verdict === 'passed' ? notes(ANNOTATION.observation).join('; ')
       : message || noVerdict[0] || `the test ended ${result.status} without a message`;
     // By project, or by trial where a project serves several faults (npm run mutation: one report per fault).
@@ -391,8 +396,8 @@ const coverage = (): string => coverageLine(coverageOf(annotatedContract().annot
 
 function matrix(report: ConformanceReport): string {
   const lines = report.rules.map((r) => `  ${LABEL[r.level][r.verdict].padEnd(5)} ${r.level.padEnd(6)} ${r.id}`);
-  const model = report.modelCoverage ? `${report.modelCoverage}\n` : '';
-  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n${coverage()}\n${model}`;
+  // The model's coverage is one of the run's last lines, just below: not printed twice.
+  return `\nConformance of ${report.target} (API ${report.apiVersion}, mode ${report.mode}, server time ${report.serverTime ?? 'unknown'})\n${lines.join('\n')}\n${summaryLine(report)}\n${coverage()}\n`;
 }
 
 /**

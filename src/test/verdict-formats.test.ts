@@ -67,6 +67,23 @@ async function runTests(name: string, fault: string, files: string[], grep: stri
 /** Playwright's own summary of the run (its dot reporter): `4 passed (9.2s)`, `1 skipped`, `1 failed`. */
 const playwrightLine = (output: string, outcome: 'passed' | 'failed' | 'skipped') => Number(new RegExp(`^ {2}(\\d+) ${outcome}\\b`, 'm').exec(output)?.[1] ?? 0);
 
+/**
+ * The one verdict every reader of a run gets: the exit status, Playwright's line, the last lines, junit.xml and
+ * Allure's results count the same failed tests, and the run fails exactly when one did.
+ */
+function assertOneVerdict(run: Run): void {
+  const failed = playwrightLine(run.output, 'failed');
+  const junit = run.cases.filter((c) => c.failure || c.error).length;
+  const allure = run.allure.filter((r) => r.status === 'failed' || r.status === 'broken').length;
+  const lastLine = Number(/^Tests: \d+ passed, (\d+) failed/m.exec(run.output)?.[1] ?? -1);
+  const mustFailed = !/^Failed: no MUST rule$/m.test(run.output);
+  assert.deepEqual(
+    { exit: run.status, junit, allure, lastLine, mustFailed },
+    { exit: failed > 0 ? 1 : 0, junit: failed, allure: failed, lastLine: failed, mustFailed: failed > 0 },
+    `Playwright's line counts ${failed} failed: ${run.output.slice(-1500)}`,
+  );
+}
+
 const property = (testCase: TestCase, name: string) => ((testCase as TestCase & { properties?: { name?: string; value?: string }[] }).properties ?? []).filter((p) => p.name === name).map((p) => p.value ?? '');
 
 const JPG = 'UPLOAD-EXT-CASE a .JPG file is accepted';
@@ -81,6 +98,7 @@ describe('a SHOULD finding is a warning in every format, never a failed test', (
   }, { timeout: 120_000 });
 
   test("the run exits 0 and Playwright's line counts no failed test; the last lines count the warning", () => {
+    assertOneVerdict(run);
     assert.equal(run.status, 0, run.output.slice(-3000));
     assert.ok(playwrightLine(run.output, 'passed') >= 2, run.output.slice(0, 2000));
     assert.equal(playwrightLine(run.output, 'failed'), 0);
@@ -142,6 +160,7 @@ describe('a MUST failure stays a failed test in every format', () => {
   }, { timeout: 120_000 });
 
   test("the run fails, and so do its tests in Playwright's line, in junit.xml and in Allure's results", () => {
+    assertOneVerdict(run);
     assert.equal(run.status, 1, run.output.slice(-3000));
     assert.match(run.output, /^Failed: 1 MUST rule, on \d+ distinct observations?\nWarnings: no SHOULD rule$/m);
     const failed = run.cases.filter((c) => c.failure || c.error);
@@ -154,5 +173,30 @@ describe('a MUST failure stays a failed test in every format', () => {
     const notPassed = run.allure.filter((r) => r.status !== 'passed');
     assert.deepEqual(notPassed.map((r) => r.name).sort(), titles);
     assert.ok(notPassed.every((r) => r.status === 'failed'), notPassed.map((r) => r.status).join(', '));
+  });
+});
+
+// A MUST rule broken only where another test relied on it (a prerequisite): the run of issue 46, whose one failure
+// lived in a skipped test's reason, so that JUnit and Playwright's line read green while the exit status was 1.
+describe('a MUST failure seen only in a prerequisite is a failed test in every format', () => {
+  const TITLE = 'UPLOAD-URL-PER-FILE every file of an upload of five gets a URL serving its exact bytes';
+  let run: Run;
+  before(async () => {
+    run = await runTests('prerequisite', 'upload-four-files', ['specs/upload-fields.spec.ts'], TITLE);
+  }, { timeout: 120_000 });
+
+  test("one failed test in Playwright's line, junit.xml and Allure, the exit status 1, and the last lines name the rule", () => {
+    assertOneVerdict(run);
+    assert.equal(playwrightLine(run.output, 'failed'), 1, run.output.slice(-3000));
+    assert.match(run.output, /^Failed: 1 MUST rule, on 1 distinct observation\nWarnings: no SHOULD rule$/m);
+    const [failed] = run.cases.filter((c) => c.failure || c.error);
+    assert.match((failed.failure ?? failed.error)?.[0].message ?? '', /Prerequisite failed: a valid upload of five files answered 4\d\d .*\(a failure of UPLOAD-ACCEPTED\)/);
+  });
+
+  test("conformance.json: the guarantor's rule failed, the test's own rule unjudged with the reason", () => {
+    const report = JSON.parse(readFileSync(join(run.reports, 'conformance.json'), 'utf8')) as ConformanceReport;
+    const verdict = (id: string) => report.rules.find((r) => r.id === id);
+    assert.equal(verdict('UPLOAD-ACCEPTED')?.verdict, 'failed');
+    assert.deepEqual([verdict('UPLOAD-URL-PER-FILE')?.verdict, verdict('UPLOAD-URL-PER-FILE')?.detail.split(':')[0]], ['skipped', 'prerequisite failed']);
   });
 });
