@@ -1,13 +1,14 @@
 // npm run independent: the suite, live, against a server of the contract written apart from this project
-// (../shared/bench/independent-server/, read-only: run in place). Its five correct styles must pass with every MUST
+// (../shared/bench/independent-server/, read-only: run in place). Its seven correct styles must pass with every MUST
 // rule judged that its world allows (a rule skipped only for an optional setting that world lacks), and get the
 // reference's verdict on every MUST and SHOULD rule, or a difference this run names with the server's own reason.
 // Each MUST fault must fail a MUST rule; each SHOULD fault must warn (a SHOULD rule fails, no MUST rule does); an
 // INFO fault may be observed, never failed or warned about. `--faults=K` runs K faults drawn by a seed (the commit's
 // by default, `--seed=S`), `--faults=all` (the default) every one, `--only=F70,F83` those; `--styles=a,c` limits the
-// baselines; `--throttled` runs styles e and f with their throttles on and every baseline at the suite's default
+// baselines; `--throttled` runs styles e, f and g with their throttles on and every baseline at the suite's default
 // pace, as a user's run would go (without it the throttles are off and runs go as fast as the server allows);
-// `--reference=FILE` takes the reference's verdicts from a report already made (CI: its one recording).
+// `--reference=FILE` takes the reference's verdicts from a report already made (CI: its one recording); `--server=DIR`
+// runs a copy of the server instead (one with faults written blind into it).
 // Writes reports/independent.md and reports/independent.json; exits non-zero when a baseline fails or a fault is
 // judged otherwise than its level asks.
 import { execFileSync, spawn } from 'node:child_process';
@@ -23,8 +24,11 @@ import { commitSeed, PLAYWRIGHT_CLI } from './mutation.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'reports', 'independent');
+/** The bench's server; `--server=DIR` runs a copy of it instead (faults written blind into it, say). */
 const SERVER_DIR = resolve(ROOT, '..', 'shared', 'bench', 'independent-server');
-const STYLES = ['a', 'c', 'd', 'e', 'f'] as const;
+const STYLES = ['a', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+/** Where a style serves the API under a path prefix (its README): the test clock stays at the root. */
+const API_PREFIX: Record<string, string> = { g: '/gw/v3api' };
 
 /** The server's world, as its README gives it, under the suite's variable names. */
 const WORLD: Record<string, string> = {
@@ -56,8 +60,10 @@ const DEFAULT_RATE_LIMIT = 50;
 const PACED = 120;
 /** As fast as the server allows: style d answers 429 past 150 requests in any 10 s, whoever sends them. */
 const fastRateLimit = (style: string) => (style === 'd' ? PACED : 1000);
-/** The styles' own throttles, per token: off unless `--throttled` (their defaults then). */
-const THROTTLES = ['THROTTLE_E', 'THROTTLE_F'];
+/** Styles that hold every answer a while (g: 80-250 ms): a run of one waits more than it computes, as a paced one does. */
+const SLOW_ANSWERS = new Set(['g']);
+/** The styles' own throttles (e and f per token, g per client): off unless `--throttled` (their defaults then). */
+const THROTTLES = ['THROTTLE_E', 'THROTTLE_F', 'THROTTLE_G'];
 
 /** Faults that cannot show in a style, by the server's README: never drawn against it. */
 const NOT_IN_STYLE: Record<string, string[]> = {
@@ -74,6 +80,8 @@ export interface Fault {
 
 interface Job {
   name: string;
+  /** The folder of the server's server.mjs. */
+  server: string;
   style: string;
   fault?: Fault;
   rateLimit: number;
@@ -91,8 +99,8 @@ interface Done extends Job {
 /** A skip for want of a setting the server's world does not have: the one kind of unjudged a baseline may keep. */
 const unsetSetting = (rule: RuleResult) => rule.verdict === 'skipped' && / (is|are) not set\b/.test(rule.detail);
 
-function faults(): Fault[] {
-  const listing = execFileSync(process.execPath, [join(SERVER_DIR, 'server.mjs'), '--list-faults'], { encoding: 'utf8' });
+function faults(server: string): Fault[] {
+  const listing = execFileSync(process.execPath, [join(server, 'server.mjs'), '--list-faults'], { encoding: 'utf8' });
   return listing.trim().split('\n').map((line) => {
     const [id, name, level, deviation] = line.split('\t');
     return { id, name, level: level as Fault['level'], deviation };
@@ -102,10 +110,10 @@ function faults(): Fault[] {
 /** The server on a free port of 127.0.0.1, its port read from PORT_FILE (outside its read-only folder). */
 async function startServer(job: Job, dir: string): Promise<{ baseUrl: string; stop(): void }> {
   const portFile = join(dir, 'port');
-  const child = spawn(process.execPath, [join(SERVER_DIR, 'server.mjs')], {
+  const child = spawn(process.execPath, [join(job.server, 'server.mjs')], {
     env: childEnvironment(
       { STYLE: job.style, FAULT: job.fault?.id ?? 'none', PORT: '0', PORT_FILE: portFile, ...(job.throttled ? {} : Object.fromEntries(THROTTLES.map((name) => [name, '0']))) },
-      ['STYLE', 'FAULT', 'PORT', 'PUBLIC_BASE_URL', 'LOG', ...THROTTLES],
+      ['STYLE', 'FAULT', 'PORT', 'PUBLIC_BASE_URL', 'LOG', 'SEED', ...THROTTLES],
     ),
     stdio: 'ignore',
   });
@@ -128,7 +136,7 @@ async function run(job: Job): Promise<Done> {
   const env = childEnvironment({
     ...WORLD,
     SUITE_MODE: 'live',
-    BASE_URL: server.baseUrl,
+    BASE_URL: `${server.baseUrl}${API_PREFIX[job.style] ?? ''}`,
     TEST_CLOCK_URL: `${server.baseUrl}/__clock`,
     REPORTS_DIR: join(dir, 'reports'),
     STATE_DIR: join(dir, 'state'),
@@ -221,11 +229,11 @@ export function outcomeOf(fault: Fault, report: ConformanceReport | undefined, b
   return { outcome, failing: failing.map((rule) => `${rule.level} ${rule.id}`), problem: !wanted.includes(outcome) };
 }
 
-/** `--faults=K|all`, `--only=F01,F02`, `--seed=S`, `--styles=a,c,d`, `--parallel=N`, `--throttled`, `--reference=FILE`. */
+/** `--faults=K|all`, `--only=F01,F02`, `--seed=S`, `--styles=a,c,d`, `--parallel=N`, `--throttled`, `--reference=FILE`, `--server=DIR`. */
 export function parseArguments(args: readonly string[]) {
   const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const unknown = args.filter((arg) => !/^--(faults|only|seed|styles|parallel|reference)=/.test(arg) && arg !== '--throttled');
-  if (unknown.length > 0) throw new Error(`unknown arguments ${unknown.join(' ')}; known: --faults=K|all, --only=F01,F02, --seed=S, --styles=a,c,d,e,f, --parallel=N, --throttled, --reference=FILE`);
+  const unknown = args.filter((arg) => !/^--(faults|only|seed|styles|parallel|reference|server)=/.test(arg) && arg !== '--throttled');
+  if (unknown.length > 0) throw new Error(`unknown arguments ${unknown.join(' ')}; known: --faults=K|all, --only=F01,F02, --seed=S, --styles=a,c,d,e,f,g,h, --parallel=N, --throttled, --reference=FILE, --server=DIR`);
   const faultCount = option('faults') ?? 'all';
   if (faultCount !== 'all' && !/^\d+$/.test(faultCount)) throw new Error(`--faults=${faultCount}: a whole number of faults to draw, or all`);
   const styles = (option('styles') ?? STYLES.join(',')).split(',');
@@ -239,6 +247,7 @@ export function parseArguments(args: readonly string[]) {
     parallel: Number(option('parallel') ?? availableParallelism()),
     throttled: args.includes('--throttled'),
     reference: option('reference'),
+    server: resolve(option('server') ?? SERVER_DIR),
   };
 }
 
@@ -248,7 +257,7 @@ export function parseArguments(args: readonly string[]) {
  * a level, a fault's rank is a digest of the seed and its id. Or the named ones. Each runs against a style drawn the
  * same way among those it can show in.
  */
-export function draw(all: Fault[], count: string, seed: string, styles: string[], only?: string[]): Omit<Job, 'throttled'>[] {
+export function draw(all: Fault[], count: string, seed: string, styles: string[], only?: string[]): Omit<Job, 'throttled' | 'server'>[] {
   const unknown = only?.filter((id) => !all.some((fault) => fault.id === id));
   if (unknown?.length) throw new Error(`--only: ${unknown.join(', ')} not among the server's faults (node server.mjs --list-faults)`);
   const rank = (text: string) => createHash('sha256').update(`${seed}:${text}`).digest().readUInt32BE(0);
@@ -285,15 +294,15 @@ async function referenceVerdicts(file: string | undefined): Promise<ConformanceR
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(SERVER_DIR, 'server.mjs'))) {
-    console.error(`npm run independent: no independent server at ${SERVER_DIR}; it comes with ../shared beside this checkout`);
+  const { faultCount, only, seed, styles, parallel, throttled, reference: referenceFile, server } = parseArguments(process.argv.slice(2));
+  if (!existsSync(join(server, 'server.mjs'))) {
+    console.error(`npm run independent: no independent server at ${server}; ${server === SERVER_DIR ? 'it comes with ../shared beside this checkout' : 'give --server the folder of its server.mjs'}`);
     process.exit(1);
   }
-  const { faultCount, only, seed, styles, parallel, throttled, reference: referenceFile } = parseArguments(process.argv.slice(2));
   const started = Date.now();
-  const catalogue = faults();
-  const faultJobs: Job[] = draw(catalogue, faultCount, seed, styles, only).map((job) => ({ ...job, throttled: false }));
-  const baselineJobs: Job[] = styles.map((style) => ({ name: `baseline-${style}`, style, rateLimit: throttled ? DEFAULT_RATE_LIMIT : fastRateLimit(style), throttled }));
+  const catalogue = faults(server);
+  const faultJobs: Job[] = draw(catalogue, faultCount, seed, styles, only).map((job) => ({ ...job, server, throttled: false }));
+  const baselineJobs: Job[] = styles.map((style) => ({ name: `baseline-${style}`, server, style, rateLimit: throttled ? DEFAULT_RATE_LIMIT : fastRateLimit(style), throttled }));
   const pace = throttled ? `throttles on, RATE_LIMIT=${DEFAULT_RATE_LIMIT}` : 'throttles off, unpaced';
   const again = only ? `--only=${only.join(',')}` : `--faults=${faultCount} --seed=${seed}`;
   console.log(`Independent server: styles ${styles.join(', ')} (${pace}); ${faultJobs.length} of ${catalogue.length} faults (npm run independent -- ${again}), ${parallel} at a time`);
@@ -301,7 +310,7 @@ async function main(): Promise<void> {
   // Paced runs wait more than they compute (a quarter of a core each): twice as many at a time as there are cores,
   // beside the others, which compute: as many at a time as there are cores, the baselines first.
   const jobs = [...baselineJobs, ...faultJobs];
-  const paced = jobs.filter((job) => job.rateLimit <= PACED);
+  const paced = jobs.filter((job) => job.rateLimit <= PACED || SLOW_ANSWERS.has(job.style));
   const [reference, runs] = await Promise.all([
     referenceVerdicts(referenceFile),
     Promise.all([pool(paced, 2 * parallel, print), pool(jobs.filter((job) => !paced.includes(job)), parallel, print)]).then((parts) => parts.flat()),

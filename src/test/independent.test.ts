@@ -48,9 +48,9 @@ test('the draw: K faults from the seed, the same for the same seed; named ones w
   assert.throws(() => draw(all, 'all', 'x', styles, ['F99']), /F99 not among/);
 });
 
-test('the options: five styles by default, --throttled, --only, --reference; an unknown option or style is refused', () => {
+test('the options: seven styles by default, --throttled, --only, --reference; an unknown option or style is refused', () => {
   const parsed = parseArguments(['--only=F70,F83', '--throttled', '--reference=r.json', '--seed=s']);
-  assert.deepEqual([parsed.styles, parsed.only, parsed.throttled, parsed.reference], [['a', 'c', 'd', 'e', 'f'], ['F70', 'F83'], true, 'r.json']);
+  assert.deepEqual([parsed.styles, parsed.only, parsed.throttled, parsed.reference], [['a', 'c', 'd', 'e', 'f', 'g', 'h'], ['F70', 'F83'], true, 'r.json']);
   assert.equal(parseArguments([]).throttled, false);
   assert.throws(() => parseArguments(['--fast']), /unknown arguments --fast/);
   assert.throws(() => parseArguments(['--styles=b']), /b is not a style/);
