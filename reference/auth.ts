@@ -7,9 +7,10 @@ const BEARER = /^Bearer +(\S+)$/i;
 
 /** The token of a request: 401 when it is missing, malformed, unknown or expired. */
 export function authenticate(request: FastifyRequest, ctx: Context): Token {
-  const header = request.headers.authorization;
+  // A server that reads the field by its name as written (RFC 9110 §5.1 makes it case-insensitive) misses `authorization`.
+  const header = ctx.policy.authorizationNameExact && !request.raw.rawHeaders.includes('Authorization') ? undefined : request.headers.authorization;
   if (header === undefined) throw unauthorized('send Authorization: Bearer <token>');
-  let value = BEARER.exec(header)?.[1];
+  let value = (ctx.policy.bearerSchemeExact ? /^Bearer +(\S+)$/ : BEARER).exec(header)?.[1];
   if (value === undefined && !ctx.policy.requireBearerScheme) value = header.trim().split(/\s+/).pop();
   if (value === undefined) throw unauthorized('malformed Authorization header; expected Bearer <token>');
   const token = ctx.world.token(value);

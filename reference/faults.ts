@@ -69,6 +69,14 @@ export const FAULTS = [
   { name: 'svg-inline', rule: 'SVG-NOT-RENDERED', breaks: 'serves SVG inline as image/svg+xml, with no Content-Security-Policy', policy: { inlineExtensions: new Set(['svg']) } },
   { name: 'no-nosniff', rule: 'FILE-NOSNIFF', breaks: 'sends no X-Content-Type-Options header', policy: { nosniff: false } },
 
+  // HTTP semantics of requests and of the URLs that serve files
+  { name: 'quoted-boundary-refused', rule: 'HTTP-REQUEST-FORMS', breaks: 'refuses an upload whose multipart boundary is a quoted-string', policy: { quotedBoundaryRefused: true } },
+  { name: 'authorization-name-exact', rule: 'UPLOAD-ACCEPTED', breaks: 'reads the Authorization field only when its name is written Authorization, so the suite\'s own authorization goes unread', policy: { authorizationNameExact: true } },
+  { name: 'bearer-scheme-exact', rule: 'HTTP-REQUEST-FORMS', breaks: 'refuses an auth-scheme written otherwise than Bearer', policy: { bearerSchemeExact: true } },
+  { name: 'range-shifted', rule: 'FILE-RANGE', breaks: 'answers a byte range 206 with the bytes one past those it names', policy: { byteRangeShift: 1 } },
+  { name: 'file-head-refused', rule: 'FILE-HEAD', breaks: 'answers a HEAD of a file URL 405', policy: { fileHeadRefused: true } },
+  { name: 'conditional-always-304', rule: 'FILE-CONDITIONAL', breaks: 'answers any If-None-Match or If-Modified-Since 304, whatever validator it names', policy: { conditionalAlways304: true } },
+
   // Secure attachments
   { name: 'secure-wrong-path', rule: 'SECURE-URL-FORM', breaks: 'returns secure URLs under /files/s/{slug}', policy: { secureUrlPrefix: '/files/s/' } },
   { name: 'secure-first-file-only', rule: 'SECURE-URL-FORM', breaks: 'stores only the first file of a secure upload as secure', policy: { secureFiles: 'first' } },
@@ -80,6 +88,7 @@ export const FAULTS = [
   { name: 'secure-trailing-slash-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously under its URL with a trailing slash', policy: { publicAfterWindow: (request) => request.url.split('?')[0].endsWith('/') } },
   { name: 'secure-upper-case-path-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously under its path in upper case (/FILES/D/{slug})', policy: { publicAfterWindow: (request) => request.url.includes('/FILES/D/') } },
   { name: 'secure-range-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously to a Range request', policy: { publicAfterWindow: (request) => request.headers.range !== undefined } },
+  { name: 'secure-absolute-form-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously to a request-target in absolute form (GET http://host/files/d/{slug})', policy: { publicAfterWindow: (request) => /^https?:\/\//i.test(request.originalUrl) } },
   { name: 'signed-url-anonymous', rule: 'SECURE-PRIVATE-AFTER', breaks: 'answers GET /files/d/{slug} without a token with a signed URL', policy: { anonymousSignedUrls: true } },
   { name: 'secure-head-shows-file', rule: 'SECURE-PRIVATE-HEAD', breaks: "answers an anonymous HEAD of a private attachment with the file's Content-Type and Content-Length", policy: { privateHeadShowsFile: true } },
   { name: 'signed-scope-unchecked', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'gives a signed URL to any valid token', policy: { signedUrlChecksAccess: false } },

@@ -141,7 +141,7 @@ export interface Policy {
   /** How long it then stays private, before it is anonymous again. */
   readonly privateForMs: number;
   /** A request to a secure URL after the window that is still served anonymously, by how it is made and what read the file before. */
-  readonly publicAfterWindow: (request: { url: string; headers: Record<string, unknown> }, before: { signed: boolean }) => boolean;
+  readonly publicAfterWindow: (request: { url: string; originalUrl: string; headers: Record<string, unknown> }, before: { signed: boolean }) => boolean;
   /** GET /files/d/{slug} without a token after the window answers with a signed URL. */
   readonly anonymousSignedUrls: boolean;
   /** An anonymous HEAD of a private attachment is answered as a read of its file, without the bytes: its type and length. */
@@ -159,6 +159,21 @@ export interface Policy {
   readonly signedUrlsExpire: boolean;
   readonly signedUrlBindsSlug: boolean;
   readonly verifySignature: boolean;
+  // HTTP semantics of the URLs that serve a file (RFC 9110): the contract is silent, so each is a choice or a fault.
+  /** A one-range `Range` is answered 206 with the bytes shifted by this many (0: exactly the range); undefined ignores Range (RFC 9110 §14.2 allows it). */
+  readonly byteRangeShift?: number;
+  /** Files carry an ETag and a Last-Modified, and a conditional GET naming them is answered 304 (RFC 9110 §8.8, §13.1). */
+  readonly validators: boolean;
+  /** Any If-None-Match or If-Modified-Since is answered 304, whatever it names. */
+  readonly conditionalAlways304: boolean;
+  /** A HEAD of a URL that serves a file is answered 405. */
+  readonly fileHeadRefused: boolean;
+  /** An upload whose boundary parameter is a quoted-string is refused. */
+  readonly quotedBoundaryRefused: boolean;
+  /** The auth-scheme must be written `Bearer`, in that case. */
+  readonly bearerSchemeExact: boolean;
+  /** The Authorization field is read only under that name, written so: `authorization` goes unread. */
+  readonly authorizationNameExact: boolean;
   /** The part of the file a signed URL sends; undefined for all of it. */
   readonly signedDownloadRange: (file: StoredFile) => { start: number; end: number } | undefined;
   /** The file a signed URL is issued for, from the one asked for and the first file of its upload. */
@@ -365,6 +380,13 @@ export const DEFAULT_POLICY: Policy = {
   signedUrlsExpire: true,
   signedUrlBindsSlug: true,
   verifySignature: true,
+  byteRangeShift: undefined,
+  validators: true,
+  conditionalAlways304: false,
+  fileHeadRefused: false,
+  quotedBoundaryRefused: false,
+  bearerSchemeExact: false,
+  authorizationNameExact: false,
   signedDownloadRange: () => undefined,
   signedFileOf: (asked) => asked,
 

@@ -71,6 +71,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     // and so does its path in any letter case (the privacy checks try it; parameters keep their case).
     // A URL it hands out serves its file whatever the name's length (a path parameter is 100 characters by default).
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: 2048 },
+    // A request-target in absolute form names the same resource as its path (RFC 9112 §3.2.2: a server MUST accept it).
+    rewriteUrl: (request) => (/^https?:\/\//i.test(request.url ?? '') ? new URL(request.url as string).pathname + new URL(request.url as string).search : (request.url ?? '/')),
     bodyLimit: 1024 * 1024,
     requestTimeout: timeout,
     connectionTimeout: timeout,

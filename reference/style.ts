@@ -131,6 +131,8 @@ export const SPACE = {
     base64url: { idFormat: (_kind, hex, length) => Buffer.from(hex.slice(0, length), 'hex').toString('base64url') },
   },
   compression: { none: {}, gzip: { compress: true } },
+  // RFC 9110 §14.2: a server may ignore Range, or answer a one-range request 206 with those bytes.
+  byteRanges: { ignored: {}, served: { byteRangeShift: 0 } },
   cacheControl: { none: {}, 'no-store': { cacheControl: 'no-store' }, private: { cacheControl: 'private, max-age=60' } },
   executionValues: {
     plain: {},

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { FILES_READONLY_SCOPE, SECURE_PATH_PREFIX } from '../../src/contract/contract.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
@@ -163,15 +164,39 @@ function bytesOf(reply: FastifyReply, file: StoredFile, ctx: Context) {
   return file.slug ? serve(reply, file, ctx) : ctx.policy.permanentBody(serve(reply, file, ctx));
 }
 
-function serve(reply: FastifyReply, file: StoredFile, ctx: Context, range?: { start: number; end: number }) {
-  const type = ctx.policy.servedContentType(file.extension);
-  const length = range ? range.end - range.start + 1 : file.size;
-  const disposition = ctx.policy.inlineExtensions.has(file.extension) ? 'inline' : 'attachment';
+function serve(reply: FastifyReply, file: StoredFile, ctx: Context, cut?: { start: number; end: number }) {
+  const { policy } = ctx;
+  const { method, headers } = reply.request;
+  if (method === 'HEAD' && policy.fileHeadRefused) throw new ApiError(405, 'method_not_allowed', 'HEAD is not served here');
+  const type = policy.servedContentType(file.extension);
+  const disposition = policy.inlineExtensions.has(file.extension) ? 'inline' : 'attachment';
   reply
     .type(type)
-    .header('content-length', length)
     // A download, never a page: an uploaded SVG or HTML-like file must not run in the API's origin.
     .header('content-disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(file.fileName)}`);
-  if (ctx.policy.nosniff) reply.header('x-content-type-options', 'nosniff');
+  if (policy.nosniff) reply.header('x-content-type-options', 'nosniff');
+  if (policy.validators) {
+    // A file never changes under its id: its id is a strong validator, its upload the instant it was last modified.
+    const [etag, modified] = [`"${file.id}"`, new Date(file.uploadedAt).toUTCString()];
+    reply.header('etag', etag).header('last-modified', modified);
+    const since = Date.parse(String(headers['if-modified-since'] ?? ''));
+    const current = headers['if-none-match'] !== undefined ? String(headers['if-none-match']).split(/\s*,\s*/).some((tag) => tag === etag || tag === '*') : since >= Math.floor(file.uploadedAt / 1000) * 1000;
+    if (current || (policy.conditionalAlways304 && (headers['if-none-match'] ?? headers['if-modified-since']) !== undefined)) {
+      reply.code(304);
+      return Readable.from([]);
+    }
+  }
+  const range = cut ?? (policy.byteRangeShift === undefined ? undefined : byteRange(String(headers.range ?? ''), file.size, policy.byteRangeShift));
+  if (range && cut === undefined) reply.code(206).header('content-range', `bytes ${range.start - (policy.byteRangeShift ?? 0)}-${range.end - (policy.byteRangeShift ?? 0)}/${file.size}`);
+  reply.header('content-length', range ? range.end - range.start + 1 : file.size);
   return ctx.files.open(file, range);
+}
+
+/** One range of `Range: bytes=…` (RFC 9110 §14.1.2) within a file of `size` bytes, moved by `shift`; undefined for none, several or one past the end. */
+function byteRange(header: string, size: number, shift: number): { start: number; end: number } | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  const [start, end] = match[1] === '' ? [size - Number(match[2]), size - 1] : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
+  if (start < 0 || start > end) return undefined;
+  return { start: Math.min(start + shift, size - 1), end: Math.min(end + shift, size - 1) };
 }

@@ -47,6 +47,7 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
     if (!request.isMultipart()) {
       throw new ApiError(415, 'unsupported_media_type', `send multipart/form-data with the files under ${FILE_FORM_KEY}`);
     }
+    if (ctx.policy.quotedBoundaryRefused && /boundary="/i.test(request.headers['content-type'] ?? '')) throw badRequest('malformed multipart boundary');
     const me: InFlight = { beside: new Set(inFlight) };
     for (const other of inFlight) other.beside.add(me);
     inFlight.add(me);

@@ -3,6 +3,7 @@
 // the type checker refuses a fault without a probe.
 import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
+import { get } from 'node:http';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { MAX_FILE_BYTES_BINARY, MAX_FILE_BYTES_DECIMAL, REPLACEMENT_EXECUTE_PATH } from '../../src/contract/contract.ts';
@@ -145,6 +146,18 @@ const PROBES: Record<FaultName, Probe> = {
   'file-octet-stream': async (app) => (await fetchUrl(app, await uploadedUrl(app))).headers['content-type'],
   'svg-inline': async (app) => (await fetchUrl(app, await uploadedUrl(app, { files: [{ name: 'drawing.svg', bytes: bytesOf('svg', 64) }] }))).headers['content-disposition'],
   'no-nosniff': async (app) => (await fetchUrl(app, await uploadedUrl(app))).headers['x-content-type-options'],
+  'quoted-boundary-refused': async (app) => {
+    const { payload, contentType } = multipart(validFields(), files(1));
+    return (await app.inject({ method: 'POST', url: '/conversations/messages/upload', headers: { ...apiHeaders(), 'content-type': contentType.replace(/boundary=(.*)$/, 'boundary="$1"') }, payload })).statusCode;
+  },
+  'authorization-name-exact': uploadStatus({}),
+  'bearer-scheme-exact': exec({ headers: { ...apiHeaders(), authorization: `bearer ${WORLD.tokens.access}` } }),
+  'range-shifted': async (app) => sha256((await fetchUrl(app, await uploadedUrl(app), { range: 'bytes=10-19' })).rawPayload),
+  'file-head-refused': async (app) => {
+    const url = new URL(await uploadedUrl(app));
+    return (await app.inject({ method: 'HEAD', url: url.pathname, headers: { host: url.host } })).statusCode;
+  },
+  'conditional-always-304': async (app) => (await fetchUrl(app, await uploadedUrl(app), { 'if-none-match': '"another"' })).statusCode,
 
   'secure-wrong-path': urlPathAt('2026-11-20T12:00:00Z', secureFields),
   'secure-private-at-once': secureReadAfter(0),
@@ -155,6 +168,15 @@ const PROBES: Record<FaultName, Probe> = {
   'secure-public-again': secureReadAfter(DAY),
   'secure-trailing-slash-public': secureReadAfter(3601, (url) => `${url}/`),
   'secure-range-public': secureReadAfter(3601, (url) => url, { range: 'bytes=0-' }),
+  'secure-absolute-form-public': async (app) => {
+    // light-my-request sends a path only: the request line in absolute form needs a socket (RFC 9112 §3.2.2).
+    const url = new URL(await uploadedUrl(app, { fields: secureFields }));
+    await setClock(app, { advanceSeconds: 3601 });
+    const { port } = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
+    return new Promise((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path: url.href, headers: { host: url.host } }, (response) => response.resume().on('end', () => resolve(response.statusCode))).on('error', reject);
+    });
+  },
   'secure-upper-case-path-public': secureReadAfter(3601, (url) => url.replace('/files/d/', '/FILES/D/')),
   'secure-head-shows-file': async (app) => {
     const url = new URL(await uploadedUrl(app, { fields: secureFields }));

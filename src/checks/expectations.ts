@@ -81,6 +81,42 @@ export const expect = base.extend({
       "a private attachment tells an anonymous caller nothing of itself: a HEAD answered as a GET of the file would be gives away the file's type and size");
   },
 
+  /**
+   * A read with `Range: bytes=first-last`: RFC 9110 lets a server ignore it (§14.2: 200 with the whole file), and a
+   * 206 carries exactly those bytes under a Content-Range naming them (§14.4, §15.3.7).
+   */
+  toServeRangeOf(reply: Reply, file: TestFile, [first, last]: readonly [number, number]) {
+    const wanted = file.bytes.subarray(first, last + 1);
+    const range = reply.headers['content-range'];
+    const pass =
+      (reply.status === 200 && serves(reply, file)) ||
+      (reply.status === 206 && sha256(reply.body) === sha256(wanted) && new RegExp(`^bytes ${first}-${last}/(${file.bytes.length}|\\*)$`).test(range ?? ''));
+    return result(pass, 'toServeRangeOf', `${reply.status}, ${reply.body.length} bytes, sha256 ${sha256(reply.body)}, Content-Range ${range ?? '(none)'}`,
+      `206 with bytes ${first}-${last} of ${file.name} (${wanted.length} bytes, sha256 ${sha256(wanted)}, Content-Range bytes ${first}-${last}/${file.bytes.length}), or 200 with all ${file.bytes.length}`,
+      'RFC 9110 §14.2 and §15.3.7: a server may ignore Range, but a 206 holds exactly the range it names; a client that resumes a download or plays media from an offset gets a corrupt file');
+  },
+
+  /** A HEAD of a URL that serves a file: the status of its GET, no body, and, where it gives one, the file's length (RFC 9110 §9.3.2). */
+  toAnswerHeadAsGet(head: Reply, get: Reply, file: TestFile) {
+    const length = head.headers['content-length'];
+    const [headType, getType] = [head.headers['content-type'], get.headers['content-type']];
+    const pass = head.status === get.status && head.body.length === 0 && (length === undefined || length === String(file.bytes.length)) && (headType === undefined || getType === undefined || headType === getType);
+    return result(pass, 'toAnswerHeadAsGet', `${head.status}, ${head.body.length} bytes of body, Content-Length ${length ?? '(none)'}, Content-Type ${headType ?? '(none)'}`,
+      `${get.status} as the GET, no body, Content-Length ${file.bytes.length} if any, Content-Type ${getType ?? 'as the GET'} if any`,
+      'RFC 9110 §9.3.2 (and §9.1: every general-purpose server supports HEAD): a HEAD is answered as the GET would be, without its content; caches, link checkers and download managers rely on it');
+  },
+
+  /**
+   * A GET conditional on the validator the file's answer gave (an ETag in If-None-Match, or its Last-Modified in
+   * If-Modified-Since): `current`, a 304 without a body or a 200 with the bytes; otherwise the bytes (RFC 9110 §13.1).
+   */
+  toAnswerConditionally(reply: Reply, file: TestFile, current: boolean) {
+    const pass = (current && reply.status === 304 && reply.body.length === 0) || serves(reply, file);
+    return result(pass, 'toAnswerConditionally', `${reply.status}, ${reply.body.length} bytes`,
+      current ? `304 Not Modified, or 200 with the ${file.bytes.length} bytes of ${file.name}` : `200 with the ${file.bytes.length} bytes of ${file.name}: the validator sent is not the file's`,
+      'RFC 9110 §13.1.2 and §15.4.5: a 304 says the copy the client holds is current, so a 304 to a validator that is not the file\'s leaves the client with another file, or none');
+  },
+
   toBeSecureAttachmentUrl(url: string) {
     const path = new URL(url).pathname;
     const pass = new RegExp(`${SECURE_PATH_PREFIX}[^/]+$`).test(path);

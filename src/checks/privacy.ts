@@ -4,6 +4,7 @@
 import { type Api, type Auth, type Reply, serves } from '../client/api.ts';
 import { fileRef, judge } from '../client/evidence.ts';
 import { loadTable } from '../contract/cases.ts';
+import type { Spelling } from '../contract/spelling.ts';
 import { offeredUrls, slugOf } from './discover.ts';
 import type { TestFile } from '../files/test-file.ts';
 
@@ -13,6 +14,8 @@ interface RouteCase {
   spelling?: 'trailing-slash' | 'query' | 'encoded-slug' | 'upper-case-path' | 'file-name';
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  /** The request written in another form HTTP permits (src/contract/spelling.ts). */
+  form?: Spelling;
   auth?: 'none' | 'unknown' | 'empty' | 'noFilesScope' | 'access';
 }
 
@@ -78,7 +81,7 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile, only
     if (row.via === 'api' && slug === undefined) continue;
     const reply =
       row.via === 'url'
-        ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers })
+        ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers, spelling: row.form })
         : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none']);
     if (served(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
     for (const offered of offeredUrls(reply)) {

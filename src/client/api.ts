@@ -7,6 +7,7 @@ import { type Evidence, fileRef, linkReply } from './evidence.ts';
 import { isDeprecated } from '../contract/openapi.ts';
 import { sha256, type TestFile } from '../files/test-file.ts';
 import type { FormPart } from './form.ts';
+import type { Spelling } from '../contract/spelling.ts';
 import { ReplayMismatchError, type Transport } from './transport.ts';
 
 /** Which credential a request sends: a token of the configuration by its setting key, none, a token issued during the test, or a literal header value. */
@@ -66,6 +67,8 @@ export interface UploadRequest {
   chunked?: boolean;
   /** Another request sent while this body is under way: its head is out, its rest waits for this one (Outgoing.meanwhile). */
   meanwhile?: () => Promise<unknown>;
+  /** Another form HTTP and multipart permit (the suite's own by default). */
+  spelling?: Spelling;
 }
 
 export interface ExecuteRequest {
@@ -76,6 +79,8 @@ export interface ExecuteRequest {
   query?: Record<string, string>;
   auth?: Auth;
   headers?: Record<string, string | null>;
+  /** Another form HTTP permits (the suite's own by default). */
+  spelling?: Spelling;
 }
 
 export interface ApiEvents {
@@ -91,7 +96,14 @@ export class Api {
     readonly target: Target,
     private readonly config: SuiteConfig,
     private readonly events: ApiEvents,
+    /** The form every request is written in unless it names its own (the suite's own by default). */
+    private readonly spelling?: Spelling,
   ) {}
+
+  /** The same client, writing every request in `spelling` unless it names its own: for a server that refuses the suite's own form. */
+  spelledAs(spelling: Spelling): Api {
+    return new Api(this.transport, this.target, this.config, this.events, spelling);
+  }
 
   /** Every exchange of the test, the server clock's too: the transport records them. */
   get evidence(): Evidence {
@@ -132,6 +144,7 @@ export class Api {
       fileBytes: files.reduce((sum, file) => sum + file.bytes.length, 0),
       chunked: request.chunked,
       meanwhile: request.meanwhile,
+      spelling: request.spelling,
       summary,
     });
   }
@@ -145,12 +158,13 @@ export class Api {
       headers: { ...this.headers(request.auth ?? 'access', request.headers), 'content-type': 'application/json' },
       data: body,
       summary: body,
+      spelling: request.spelling,
     });
   }
 
   /** §4.2: GET /files/d/{slug} with a token. Redirects are not followed, so a Location answer stays visible. */
-  async signedUrlFor(label: string, slug: string, auth: Auth): Promise<Reply> {
-    return this.send(label, 'GET', `${SECURE_PATH_PREFIX}${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0 });
+  async signedUrlFor(label: string, slug: string, auth: Auth, spelling?: Spelling): Promise<Reply> {
+    return this.send(label, 'GET', `${SECURE_PATH_PREFIX}${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0, spelling });
   }
 
   /** §4.4: POST /oauth/token with a form-encoded body (RFC 6749 §6 for a refresh token); the client authenticates in the body. */
@@ -179,8 +193,8 @@ export class Api {
   }
 
   /** An anonymous request to an absolute URL: no token, no Version, nothing but what any HTTP client sends, and `headers`. */
-  async anonymous(label: string, url: string, options: { method?: Reply['method']; headers?: Record<string, string> } = {}): Promise<Reply> {
-    return this.send(label, options.method ?? 'GET', url, { headers: options.headers ?? {} });
+  async anonymous(label: string, url: string, options: { method?: Reply['method']; headers?: Record<string, string>; spelling?: Spelling } = {}): Promise<Reply> {
+    return this.send(label, options.method ?? 'GET', url, { headers: options.headers ?? {}, spelling: options.spelling });
   }
 
   /**
@@ -213,9 +227,10 @@ export class Api {
     label: string,
     method: Reply['method'],
     url: string,
-    options: { headers: Record<string, string>; multipart?: FormPart[]; fileBytes?: number; chunked?: boolean; meanwhile?: () => Promise<unknown>; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
+    options: { headers: Record<string, string>; multipart?: FormPart[]; fileBytes?: number; chunked?: boolean; meanwhile?: () => Promise<unknown>; spelling?: Spelling; data?: unknown; summary?: unknown; maxRedirects?: number; offered?: boolean },
   ): Promise<Reply> {
     const absolute = /^https?:\/\//.test(url) ? url : `${this.target.baseUrl}${url}`;
+    const spelling = options.spelling ?? this.spelling;
     try {
       const incoming = await this.transport.fetch({
         method,
@@ -223,8 +238,9 @@ export class Api {
         headers: options.headers,
         multipart: options.multipart,
         fileBytes: options.fileBytes,
-        ...(options.chunked ? { chunked: true as const } : {}),
+        ...(options.chunked || (spelling?.chunked && (options.multipart ?? options.data) !== undefined) ? { chunked: true as const } : {}),
         ...(options.meanwhile ? { meanwhile: options.meanwhile } : {}),
+        ...(spelling ? { spelling } : {}),
         data: options.data,
         maxRedirects: options.maxRedirects,
         offered: options.offered,

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import playwrightUtils from 'playwright-core/lib/utilsBundle';
 import type { TestFile } from '../files/test-file.ts';
 import type { FilePart, RequestBody } from './recording.ts';
+import { partFieldName, type Spelling } from '../contract/spelling.ts';
 
 /**
  * A part of a multipart body, in the body's order: a field, or a file by its test file (its bytes are sent as they
@@ -32,20 +33,22 @@ const escapeName = (name: string) => name.replace(/\r/g, '%0D').replace(/\n/g, '
  * Playwright's own table gives its file name (an upload of `a.pdf` is a part of type application/pdf), or else
  * application/octet-stream. The body is a list of buffers whose files are the test files' own bytes: a copy of five
  * files of 5 MB is memory outside V8's heap that it frees late (a worker went over 300 MiB, or spent a fifth of its
- * CPU on collections forced to keep it under).
+ * CPU on collections forced to keep it under). A spelling may quote the boundary and write the part headers' names
+ * otherwise, as other clients do.
  */
-export function encodeForm(form: readonly FormPart[]): { parts: Buffer[]; contentType: string } {
+export function encodeForm(form: readonly FormPart[], spelling?: Spelling): { parts: Buffer[]; contentType: string } {
   const boundary = `----WebKitFormBoundary${Array.from(randomBytes(16), (byte) => BOUNDARY_LETTERS[byte % BOUNDARY_LETTERS.length]).join('')}`;
+  const [disposition, type] = ['content-disposition', 'content-type'].map((name) => partFieldName(name, spelling));
   const chunks: Buffer[] = [];
   for (const part of form) {
-    let head = `--${boundary}\r\ncontent-disposition: form-data; name="${escapeName(part.name.replace(/\r\n|\r|\n/g, '\r\n'))}"`;
+    let head = `--${boundary}\r\n${disposition}: form-data; name="${escapeName(part.name.replace(/\r\n|\r|\n/g, '\r\n'))}"`;
     if ('value' in part) {
       chunks.push(Buffer.from(`${head}\r\n\r\n${part.value}\r\n`));
       continue;
     }
-    head += `; filename="${escapeName(part.file.name)}"\r\ncontent-type: ${part.type || playwrightUtils.mime.getType(part.file.name) || 'application/octet-stream'}`;
+    head += `; filename="${escapeName(part.file.name)}"\r\n${type}: ${part.type || playwrightUtils.mime.getType(part.file.name) || 'application/octet-stream'}`;
     chunks.push(Buffer.from(`${head}\r\n\r\n`), part.file.bytes, Buffer.from('\r\n'));
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { parts: chunks, contentType: `multipart/form-data; boundary=${boundary}` };
+  return { parts: chunks, contentType: `multipart/form-data; boundary=${spelling?.quotedBoundary ? `"${boundary}"` : boundary}` };
 }

@@ -35,7 +35,12 @@ export interface Recording {
 const MATCHED_REQUEST_HEADERS = ['authorization', 'version', 'content-type'];
 /** Response headers that change from run to run or carry session state; nothing the suite judges. */
 const VOLATILE_RESPONSE_HEADER =
-  /^(date|connection|keep-alive|transfer-encoding|content-length|set-cookie|etag|last-modified|age|expires|via|server|server-timing|alt-svc|nel|report-to|x-request-id|x-correlation-id|traceparent|x-amzn?-[\w-]+|x-cache[\w-]*|cf-[\w-]+)$/i;
+  /^(date|connection|keep-alive|transfer-encoding|content-length|set-cookie|age|expires|via|server|server-timing|alt-svc|nel|report-to|x-request-id|x-correlation-id|traceparent|x-amzn?-[\w-]+|x-cache[\w-]*|cf-[\w-]+)$/i;
+/**
+ * Validators change from run to run too, but a replay needs them to be there (FILE-CONDITIONAL sends one back): each
+ * is kept as a fixed stand-in, the same whatever the server wrote.
+ */
+const VALIDATOR_STAND_IN: Readonly<Record<string, string>> = { etag: '"recorded-validator"', 'last-modified': 'Sun, 01 Nov 2026 00:00:00 GMT' };
 const INLINE_BINARY_LIMIT = 4096;
 
 /** The normal form of text: the target's origin as a placeholder, tokens by name, signatures masked. */
@@ -76,7 +81,7 @@ export class Masker {
     return Object.fromEntries(
       Object.entries(headers)
         .filter(([name]) => !VOLATILE_RESPONSE_HEADER.test(name))
-        .map(([name, value]) => [name.toLowerCase(), this.text(value)])
+        .map(([name, value]) => [name.toLowerCase(), VALIDATOR_STAND_IN[name.toLowerCase()] ?? this.text(value)])
         .sort(([a], [b]) => a.localeCompare(b)),
     );
   }

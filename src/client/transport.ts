@@ -14,6 +14,7 @@ import { networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './pol
 import { describeForm, encodeForm, type FormPart } from './form.ts';
 import { type Interaction, type Masker, maskBody, type Replay, replayFile } from './recording.ts';
 import { redactUrl } from '../config/redact.ts';
+import { type Spelling, spelled } from '../contract/spelling.ts';
 
 export interface Outgoing {
   method: 'GET' | 'POST' | 'HEAD';
@@ -40,6 +41,8 @@ export interface Outgoing {
   unpaced?: true;
   /** A URL an answer offered, off the target's origin: not reaching it is not the target's failure, and the caller decides what it means. */
   offered?: boolean;
+  /** Another form HTTP and multipart permit for the request (the suite's own by default): src/client/spelling.ts. */
+  spelling?: Spelling;
   /** What the evidence calls the exchange, and shows of its body (by default the data sent). */
   label?: string;
   summary?: unknown;
@@ -230,8 +233,9 @@ export class Transport {
   async #send(out: Outgoing, headers: Record<string, string>): Promise<Incoming> {
     if ((out.fileBytes ?? 0) > BIG_BODY_BYTES && process.memoryUsage.rss() > COLLECT_ABOVE_BYTES[this.mode.replay ? 'replay' : 'live']) collectGarbage();
     try {
-      // Replay sends nothing, so nothing needs the server's time to take in a head; its files go as stand-ins.
-      if (this.mode.replay) return await sendByNode({ ...out, multipart: out.multipart?.map((part) => ('file' in part ? { ...part, file: replayFile(part.file) } : part)) }, headers, this.timeoutMs);
+      // Replay sends nothing, so nothing needs the server's time to take in a head, nor a spelling (the recording keeps
+      // the suite's own, as the evidence does); its files go as stand-ins.
+      if (this.mode.replay) return await sendByNode({ ...out, spelling: undefined, multipart: out.multipart?.map((part) => ('file' in part ? { ...part, file: replayFile(part.file) } : part)) }, headers, this.timeoutMs);
       // Node's client, redirects followed as Playwright follows them, whatever the body's shape: Playwright's request
       // context cost every request a stack captured and mapped through the source maps, and a form's files a copy in
       // base64 over its protocol (a sixth of a live run's CPU without the forms, measured; with them, most of a
@@ -357,7 +361,7 @@ async function sendByNode(out: Outgoing, headers: Record<string, string>, timeou
   for (const [name, value] of Object.entries(PLAYWRIGHT_DEFAULTS)) if (!has(name)) sent[name] = value;
   let body: Buffer[] | undefined;
   if (out.multipart) {
-    const form = encodeForm(out.multipart);
+    const form = encodeForm(out.multipart, out.spelling);
     body = form.parts;
     sent['content-type'] = form.contentType;
   } else if (out.data !== undefined) {
@@ -368,10 +372,15 @@ async function sendByNode(out: Outgoing, headers: Record<string, string>, timeou
   const length = body?.reduce((sum, part) => sum + part.length, 0) ?? 0;
   if (body && !out.chunked) sent['content-length'] = String(length);
   const client = out.url.startsWith('https:') ? https : http;
+  // Written last, over every header the request carries: what the spelling changes is all that differs.
+  const written = spelled(sent, out.spelling);
   // A redirect answered on the head alone, before the request sent meanwhile: that one waits for the next hop.
   let redirected = false;
   return new Promise<Incoming>((resolve, reject) => {
-    const request = client.request(out.url, { method: out.method, headers: sent, timeout: timeoutMs }, (response) => {
+    // In absolute form the request line names the whole URL (RFC 9112 §3.2.2), as a proxy forwards a request.
+    const { hostname, port, pathname, search } = new URL(out.url);
+    const target = { hostname: hostname.replace(/^\[|\]$/g, ''), port, path: out.spelling?.absoluteForm ? out.url : `${pathname}${search}` };
+    const request = client.request({ ...target, method: out.method, headers: written, timeout: timeoutMs }, (response) => {
       redirected = followed(out, response.statusCode ?? 0, response.headers.location);
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ALLOWED_EXTENSIONS, type ExtensionCategory } from './contract.ts';
 import type { RuleId } from './rules.ts';
+import type { Spelling } from './spelling.ts';
 import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
 
 export const CASES_DIR = fileURLToPath(new URL('../../specs/cases/', import.meta.url));
@@ -27,6 +28,7 @@ export interface UploadCase {
 export const TABLES = {
   'upload-limits.json': 'upload-cases',
   'anonymous-routes.json': 'anonymous-route-cases',
+  'request-forms.json': 'request-form-cases',
 } as const satisfies Record<string, SchemaId>;
 
 export type TableFile = keyof typeof TABLES;
@@ -40,6 +42,16 @@ export function loadTable<T>(file: TableFile): T[] {
 }
 
 export const uploadLimitCases = () => loadTable<UploadCase>('upload-limits.json');
+
+/** A valid request written in another form the protocols permit (specs/cases/request-forms.json). */
+export interface RequestFormCase {
+  statement: string;
+  operation: 'upload' | 'execute';
+  spelling: Spelling;
+  rfc: string;
+}
+
+export const requestFormCases = () => loadTable<RequestFormCase>('request-forms.json');
 
 export interface ExtensionCase {
   category: ExtensionCategory;

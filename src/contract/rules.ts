@@ -14,7 +14,8 @@ export type Area =
   | 'Deprecation'
   | 'Authentication'
   | 'Token endpoints'
-  | 'Versioning';
+  | 'Versioning'
+  | 'HTTP semantics';
 
 /** The operation each area is about: the Allure feature of its rules. */
 export const OPERATION_OF_AREA: Record<Area, string> = {
@@ -28,6 +29,7 @@ export const OPERATION_OF_AREA: Record<Area, string> = {
   Authentication: 'every authenticated operation',
   'Token endpoints': 'POST /oauth/token, POST /oauth/location-token',
   Versioning: 'every operation',
+  'HTTP semantics': 'every operation, and every URL the server hands out',
 };
 
 /** Allure severity of a level: a MUST failure is critical, a SHOULD one minor, an INFO one trivial. */
@@ -146,6 +148,13 @@ export const RULES = [
   // Versioning
   { id: 'VERSION-MISSING', level: 'INFO', area: 'Versioning', section: '§9.1', title: 'the reaction to a missing Version header is observed', quote: 'Every request must send the Version header' },
   { id: 'VERSION-UNKNOWN', level: 'INFO', area: 'Versioning', section: '§9.1', title: 'the reaction to an unknown Version is observed', quote: 'The only published version is v3' },
+
+  // HTTP semantics (RFC 9110, 9112, 7578, 2046, 6750, 8259): the contract is silent on each, so each is a SHOULD, its
+  // RFC sections in its tests' titles and in specs/cases/request-forms.json.
+  { id: 'HTTP-REQUEST-FORMS', level: 'SHOULD', area: 'HTTP semantics', section: '§1', title: 'a request in another form HTTP permits is accepted as the usual form is', quote: 'The service is an HTTP REST API of a business-communication platform.' },
+  { id: 'FILE-RANGE', level: 'SHOULD', area: 'HTTP semantics', section: '§1, §4.1 rule 3', title: 'a file URL answers a byte range with exactly those bytes, or with the whole file', quote: 'The service is an HTTP REST API of a business-communication platform.' },
+  { id: 'FILE-HEAD', level: 'SHOULD', area: 'HTTP semantics', section: '§1, §4.1 rule 3', title: 'a file URL answers HEAD as it answers GET, without the body', quote: 'The service is an HTTP REST API of a business-communication platform.' },
+  { id: 'FILE-CONDITIONAL', level: 'SHOULD', area: 'HTTP semantics', section: '§1, §4.1 rule 3', title: 'a file URL answers a conditional GET by the validator it gave', quote: 'The service is an HTTP REST API of a business-communication platform.' },
 ] as const satisfies readonly Rule[];
 
 export type RuleId = (typeof RULES)[number]['id'];

@@ -8,7 +8,7 @@ export const addFormats = addFormatsModule as unknown as typeof addFormatsModule
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
-export type SchemaId = 'aged-upload' | 'unchecked-sentences' | 'upload-request' | 'upload-response' | 'execution-request' | 'execution-response' | 'upload-cases' | 'anonymous-route-cases';
+export type SchemaId = 'aged-upload' | 'unchecked-sentences' | 'upload-request' | 'upload-response' | 'execution-request' | 'execution-response' | 'upload-cases' | 'anonymous-route-cases' | 'request-form-cases';
 
 /** Annotation of a request property: the rule a request breaks when the property is left out of a valid one (src/contract/variants.ts). */
 export const RULE_IF_ABSENT = 'x-rule-if-absent';

@@ -9,6 +9,8 @@ import { accepted, Api, type Auth, type Fields, InfrastructureError, type Reply 
 import { ConfigError, type Credential, environmentOf, loadConfig, pickIds, replayNotice, SECRETS, secretsByName, secretsOf, SETTINGS, type SuiteConfig, type Target } from '../config/config.ts';
 import { FILE_FORM_KEY, PLATFORM_EXECUTE_PATH, UPLOAD_PATH } from '../contract/contract.ts';
 import { ruleById, type RuleId } from '../contract/rules.ts';
+import { type RequestFormCase, requestFormCases } from '../contract/cases.ts';
+import { describeSpelling, type Spelling } from '../contract/spelling.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { Evidence } from '../client/evidence.ts';
 import { excerpt } from '../checks/expectations.ts';
@@ -134,7 +136,8 @@ class Checkup {
   #uploadRefused: { seen: string; asMadeUp: boolean } | undefined;
 
   constructor(
-    private readonly api: Api,
+    /** The client of the checks; written in another form once the server is found to refuse the suite's own. */
+    private api: Api,
     private readonly transport: Transport,
     private readonly target: Target,
     private readonly config: SuiteConfig,
@@ -287,6 +290,9 @@ class Checkup {
     }
     const madeUp = await send('the same upload with a made-up token', fields, { bearer: MADE_UP });
     const asMadeUp = this.#same(first, madeUp);
+    // Before a token is blamed: the same upload in the other forms HTTP and multipart permit.
+    const respelled = await this.#inAnotherForm('upload', refused, (spelling, label) => this.api.upload(label, { fields, files: [FILE], spelling }));
+    if (respelled) return respelled;
     if (asMadeUp || refusesToken(first)) {
       this.#uploadRefused = { seen: `${refused}${asMadeUp ? ', exactly as to a made-up token' : ` (a made-up token: ${madeUp.status})`}`, asMadeUp };
       return undefined;
@@ -363,6 +369,7 @@ class Checkup {
     // A location the upload already found at fault explains this refusal too.
     if (this.#findings.has('LOCATION_ID')) return false;
     const refused = `POST ${new URL(first.url).pathname} answered ${answer(first)} to ${JSON.stringify(body)}`;
+    if (await this.#inAnotherForm('execute', refused, (spelling, label) => this.api.execute(label, { body, spelling }))) return true;
     const madeUpToken = async () => this.#same(first, await this.api.execute('the same execution with a made-up token', { body, auth: { bearer: MADE_UP } }));
     const madeUpAgent = async () => this.#same(first, await this.api.execute('the same execution of a made-up agent', { body, agentId: MADE_UP }));
     if (await this.#routeMissing(first)) {
@@ -508,6 +515,26 @@ class Checkup {
   }
 
   /** Two answers alike but for the paths they were sent to and the identifiers they name. */
+  /**
+   * A request the server refused in the suite's own form, sent again in each other form HTTP and multipart permit
+   * (specs/cases/request-forms.json): the first one accepted says the server refuses a permitted form, its fault and
+   * no setting's, and the run goes on to judge it (HTTP-REQUEST-FORMS, and every rule its refusal breaks).
+   */
+  async #inAnotherForm(operation: RequestFormCase['operation'], refused: string, send: (spelling: Spelling, label: string) => Promise<Reply>): Promise<Reply | undefined> {
+    for (const row of requestFormCases().filter((candidate) => candidate.operation === operation)) {
+      const form = describeSpelling(row.spelling);
+      const reply = await send(row.spelling, `the same ${operation} with ${form}`);
+      if (!accepted(reply)) continue;
+      const { id, title } = ruleById('HTTP-REQUEST-FORMS');
+      this.#finding(id, `${refused}, in the suite's own form; the same ${operation} with ${form} was accepted (${reply.status})`, `the server refuses a form ${row.rfc} permits (${title}): no setting is at fault, and the run judges it`);
+      // The settings are checked on in the form the server takes, so that its refusal of the other is blamed on none.
+      this.api = this.api.spelledAs(row.spelling);
+      this.#notes.push(`the settings were checked with ${form}, the form the server takes`);
+      return reply;
+    }
+    return undefined;
+  }
+
   #same(a: Reply, b: Reply): boolean {
     const blanks = [new URL(a.url).pathname, new URL(b.url).pathname, MADE_UP, ...Object.values(pickIds(this.target))]
       .filter((value): value is string => value !== undefined && value.length > 0)

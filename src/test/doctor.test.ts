@@ -138,6 +138,20 @@ describe('the preflight, whatever the style', () => {
     });
   }
 
+  // Issue 48: a server that refuses the suite's own spelling (the field name authorization, in lower case, goes unread:
+  // every request is refused as a made-up token's) must not be blamed on ACCESS_TOKEN.
+  test('a server that refuses a form HTTP permits: a finding under HTTP-REQUEST-FORMS naming the form it accepts, no setting blamed, the run goes on', async () => {
+    const server = await listenReference({ seed: '1', fault: 'authorization-name-exact', testClock: { start: BEFORE_CUTOVER } }, { host: '127.0.0.1', port: 0 });
+    try {
+      const { lines, exitCode } = await doctor(environmentAt(server));
+      assert.equal(exitCode, 0, lines.join('\n'));
+      assert.ok(!lines.some((line) => /unknown or expired|^ {2}ACCESS_TOKEN/.test(line)), lines.join('\n'));
+      assert.match(lines.find((line) => line.startsWith('  HTTP-REQUEST-FORMS')) ?? '', /in the suite's own form; the same upload with header field names in Title-Case was accepted \(200\).*the server refuses a form RFC 9110 §5\.1 permits .*no setting is at fault/, lines.join('\n'));
+    } finally {
+      await server.close();
+    }
+  });
+
   // The contract shows no scope for the upload or the execution (§5 item 7): a token refused on its own is the configuration, never a verdict.
   const SCOPELESS: readonly { lacks: string; refused: RegExp }[] = [
     { lacks: 'conversations/message.write', refused: /^ {2}ACCESS_TOKEN: POST \/conversations\/messages\/upload answered 40[13] .* \(a made-up token: 401\), while it executes AGENT_ID in LOCATION_ID; it may not upload: give it the permission to upload into LOCATION_ID/ },

@@ -1,0 +1,67 @@
+// The protocol under the API (§1: "The service is an HTTP REST API"): the request forms HTTP, multipart and OAuth
+// permit a client (specs/cases/request-forms.json), and what HTTP says of the URLs the server hands out, for the
+// requests real clients send them (a byte range, HEAD, a conditional GET). The contract is silent on each: SHOULD
+// rules, their RFC sections in each test's title and hint.
+import { offeredUrls, urlsServing } from '../src/checks/discover.ts';
+import { requestFormCases } from '../src/contract/cases.ts';
+import { describeSpelling } from '../src/contract/spelling.ts';
+import type { Api } from '../src/client/api.ts';
+import { expect, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
+import { type TestFile, testFile } from '../src/files/test-file.ts';
+
+/** A file uploaded just now and the URL of the answer that serves it: anonymous, permanent or within its public hour. */
+async function servedFile(api: Api, name: string): Promise<{ file: TestFile; url: string }> {
+  const file = testFile(name, 300);
+  const reply = await api.upload(`a valid upload of ${name}`, { files: [file] });
+  requireAccepted(reply, 'a valid upload', 'UPLOAD-ACCEPTED');
+  const url = (await urlsServing(api, offeredUrls(reply), [file])).get(file.name);
+  if (url === undefined) prerequisiteFailed('UPLOAD-URL-PER-FILE', `no URL of the upload of ${name} served its bytes`);
+  return { file, url };
+}
+
+test.describe('HTTP semantics', () => {
+  for (const row of requestFormCases()) {
+    const form = describeSpelling(row.spelling);
+    test(...rule('HTTP-REQUEST-FORMS', row.statement), async ({ api }) => {
+      const permitted = `${form}, which ${row.rfc} permits`;
+      if (row.operation === 'upload') {
+        const files = [testFile('request-form.txt', 300)];
+        requireControl(await api.upload("the same upload in the suite's own form (the control)", { files }), "a valid upload in the suite's own form", 'UPLOAD-ACCEPTED');
+        expect(await api.upload(`the same upload with ${form}`, { files, spelling: row.spelling }), permitted).toBeAcceptance();
+      } else {
+        requireControl(await api.execute("a first message in the suite's own form (the control)"), "a first message in the suite's own form", 'SESSION-START');
+        expect(await api.execute(`the same first message with ${form}`, { spelling: row.spelling }), permitted).toBeAcceptance();
+      }
+    });
+  }
+
+  test(...rule('FILE-RANGE', 'a byte range of a file URL is answered with those bytes or the whole file'), async ({ api }) => {
+    const { file, url } = await servedFile(api, 'range.pdf');
+    const size = file.bytes.length;
+    // A range inside, a suffix and an open end: the forms a media player or a resumed download sends (§14.1.2).
+    for (const [header, range] of [['bytes=10-99', [10, 99]], ['bytes=-50', [size - 50, size - 1]], ['bytes=100-', [100, size - 1]]] as const) {
+      expect.soft(await api.anonymous(`GET of the file with Range: ${header}`, url, { headers: { range: header } }), `Range: ${header}`).toServeRangeOf(file, range);
+    }
+  });
+
+  test(...rule('FILE-HEAD', 'a HEAD of a file URL is answered as its GET, without the body'), async ({ api }) => {
+    const { file, url } = await servedFile(api, 'head.pdf');
+    const get = await api.anonymous('GET of the file', url);
+    expect(await api.anonymous('HEAD of the file', url, { method: 'HEAD' })).toAnswerHeadAsGet(get, file);
+  });
+
+  test(...rule('FILE-CONDITIONAL', 'a conditional GET of a file URL is answered by its validator'), async ({ api }) => {
+    const { file, url } = await servedFile(api, 'conditional.pdf');
+    const get = await api.anonymous('GET of the file', url);
+    const { etag, 'last-modified': lastModified } = get.headers;
+    test.skip(etag === undefined && lastModified === undefined, 'not applicable: the file was served without a validator (ETag, Last-Modified), which RFC 9110 §8.8 leaves to the server');
+    if (etag !== undefined) {
+      expect.soft(await api.anonymous('GET of the file with If-None-Match: its ETag', url, { headers: { 'if-none-match': etag } }), 'If-None-Match: its ETag').toAnswerConditionally(file, true);
+      expect.soft(await api.anonymous('GET of the file with If-None-Match: another ETag', url, { headers: { 'if-none-match': '"conformance-other-etag"' } }), 'If-None-Match: another ETag').toAnswerConditionally(file, false);
+    }
+    if (lastModified !== undefined) {
+      expect.soft(await api.anonymous('GET of the file with If-Modified-Since: its Last-Modified', url, { headers: { 'if-modified-since': lastModified } }), 'If-Modified-Since: its Last-Modified').toAnswerConditionally(file, true);
+      expect.soft(await api.anonymous('GET of the file with If-Modified-Since: 1 January 2000', url, { headers: { 'if-modified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' } }), 'If-Modified-Since: 1 January 2000').toAnswerConditionally(file, false);
+    }
+  });
+});
