@@ -166,6 +166,8 @@ export interface Policy {
   readonly validators: boolean;
   /** Any If-None-Match or If-Modified-Since is answered 304, whatever it names. */
   readonly conditionalAlways304: boolean;
+  /** The Cache-Control of an anonymous read of a secure URL in its hour, where it is not the style's. */
+  readonly secureReadCacheControl?: string;
   /** A HEAD of a URL that serves a file is answered 405. */
   readonly fileHeadRefused: boolean;
   /** An upload whose boundary parameter is a quoted-string is refused. */
@@ -219,6 +221,8 @@ export interface Policy {
   readonly agentReplyMs: number;
   /** A continuation of a known session starts a new session instead, by what it sends and what came before it: never, by §3. */
   readonly forksSession: (turn: ContinuedTurn) => boolean;
+  /** A continuation by another token than the one that started the session is refused. */
+  readonly sessionBoundToToken: boolean;
   /** Every new session gets this executionId rather than a fresh one. */
   readonly fixedExecutionId?: string;
   /** Whether the exchange of this turn of a session (1, 2, …) gets a new interactionId rather than the previous one. */
@@ -412,6 +416,7 @@ export const DEFAULT_POLICY: Policy = {
   continuesLatestSession: false,
   agentReplyMs: 0,
   forksSession: () => false,
+  sessionBoundToToken: false,
   newInteractionOnTurn: () => true,
   interactionIdsPerSession: false,
   reportedSuccess: true,

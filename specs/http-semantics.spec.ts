@@ -4,6 +4,7 @@
 // rules, their RFC sections in each test's title and hint.
 import { offeredUrls, urlsServing } from '../src/checks/discover.ts';
 import { requestFormCases } from '../src/contract/cases.ts';
+import { SECURE_PUBLIC_WINDOW_SECONDS } from '../src/contract/contract.ts';
 import { describeSpelling } from '../src/contract/spelling.ts';
 import type { Api } from '../src/client/api.ts';
 import { expect, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
@@ -48,6 +49,17 @@ test.describe('HTTP semantics', () => {
     const { file, url } = await servedFile(api, 'head.pdf');
     const get = await api.anonymous('GET of the file', url);
     expect(await api.anonymous('HEAD of the file', url, { method: 'HEAD' })).toAnswerHeadAsGet(get, file);
+  });
+
+  test(...rule('SECURE-NOT-CACHED', "a secure URL's answer in its hour lets no shared cache keep it past it"), async ({ api }) => {
+    const file = testFile('not-cached.pdf', 300);
+    const reply = await api.upload('a secure upload', { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
+    requireAccepted(reply, 'a secure upload to the email conversation', 'UPLOAD-ACCEPTED');
+    const url = (await urlsServing(api, offeredUrls(reply), [file])).get(file.name) ?? prerequisiteFailed('UPLOAD-URL-PER-FILE', 'no URL of the secure upload served its bytes');
+    const read = await api.anonymous('the secure URL, read anonymously in its hour', url);
+    // The hour left by the server's own Date headers, whole seconds; without them, all of it.
+    const elapsed = Math.max(0, (Date.parse(read.headers.date ?? '') - Date.parse(reply.headers.date ?? '')) / 1000) || 0;
+    expect(read).toLetNoSharedCacheKeepPast(SECURE_PUBLIC_WINDOW_SECONDS - elapsed);
   });
 
   test(...rule('FILE-CONDITIONAL', 'a conditional GET of a file URL is answered by its validator'), async ({ api }) => {

@@ -173,6 +173,7 @@ function continueOrStart(executionId: string | undefined, agentId: string, token
   if (executionId !== undefined && known?.agentId !== agentId && ctx.policy.rejectUnknownSessions) {
     throw new ApiError(404, 'unknown_session', `no session ${executionId} for agent ${agentId}`);
   }
+  if (known && ctx.policy.sessionBoundToToken && known.token.value !== token.value) throw new ApiError(403, 'session_of_another_token', 'this session was started by another token');
   if (known && known.agentId === agentId && ctx.policy.continueSessions && !ctx.policy.forksSession(turnOf(known))) return latestTurn(ctx.policy.continuesLatestSession ? [...ctx.sessions.values()].pop()! : known, ctx);
   const session: Session = {
     executionId: ctx.policy.fixedExecutionId ?? ctx.ids.next('exec'),

@@ -97,6 +97,7 @@ async function servePublic(request: FastifyRequest<{ Params: { slug: string } }>
         `GET /files/d/{slug} with a ${FILES_READONLY_SCOPE} token gives a signed download URL`,
     );
   }
+  if (ctx.policy.secureReadCacheControl !== undefined) reply.header('cache-control', ctx.policy.secureReadCacheControl);
   return handOver(request, reply, file, ctx);
 }
 

@@ -168,6 +168,7 @@ const PROBES: Record<FaultName, Probe> = {
   'secure-public-again': secureReadAfter(DAY),
   'secure-trailing-slash-public': secureReadAfter(3601, (url) => `${url}/`),
   'secure-range-public': secureReadAfter(3601, (url) => url, { range: 'bytes=0-' }),
+  'secure-cacheable-past-hour': async (app) => (await fetchUrl(app, await uploadedUrl(app, { fields: secureFields }))).headers['cache-control'],
   'secure-absolute-form-public': async (app) => {
     // light-my-request sends a path only: the request line in absolute form needs a socket (RFC 9112 §3.2.2).
     const url = new URL(await uploadedUrl(app, { fields: secureFields }));
@@ -380,6 +381,7 @@ const PROBES: Record<FaultName, Probe> = {
   },
   'session-forks-on-optional-field': sessionAfter([{ contactId: WORLD.contactId }]),
   'session-bound-to-other-token-forks': sessionAfter([{}], apiHeaders(WORLD.tokens.pit)),
+  'session-bound-to-token': continuation({ message: 'again', locationId: WORLD.locationId }, apiHeaders(WORLD.tokens.pit)),
   'session-ended-by-refused-turn': sessionAfter([{ message: undefined }, {}]),
   'session-restarts-after-six-turns': sessionAfter(Array.from({ length: 6 }, () => ({}))),
   'secure-query-public-once-signed': async (app) => {

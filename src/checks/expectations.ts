@@ -117,6 +117,22 @@ export const expect = base.extend({
       'RFC 9110 §13.1.2 and §15.4.5: a 304 says the copy the client holds is current, so a 304 to a validator that is not the file\'s leaves the client with another file, or none');
   },
 
+  /**
+   * An anonymous read of a secure URL in its hour, `left` seconds of it to go: no explicit lifetime a shared cache may
+   * keep it for past them (RFC 9111 §3, §4.2.1, §5.2.2: s-maxage, else max-age, else Expires; private and no-store keep
+   * it out of shared caches). A heuristic lifetime (§4.2.2) is a cache's own choice, not the answer's: not judged.
+   */
+  toLetNoSharedCacheKeepPast(reply: Reply, left: number) {
+    const control = (reply.headers['cache-control'] ?? '').toLowerCase();
+    const directive = (name: string) => new RegExp(`(?:^|,)\\s*${name}\\s*=\\s*"?(\\d+)`).exec(control)?.[1];
+    const unshared = /(?:^|,)\s*(private|no-store)\b/.test(control);
+    const expires = reply.headers.expires === undefined ? undefined : (Date.parse(reply.headers.expires) - Date.parse(reply.headers.date ?? '')) / 1000;
+    const lifetime = unshared ? 0 : Number(directive('s-maxage') ?? directive('max-age') ?? (Number.isFinite(expires) ? expires : 0));
+    return result(lifetime <= left, 'toLetNoSharedCacheKeepPast', `Cache-Control ${reply.headers['cache-control'] ?? '(none)'}, Expires ${reply.headers.expires ?? '(none)'}: a shared cache may keep it ${lifetime} s`,
+      `no shared cache keeping it past the ${left} s left of its public hour (private, no-store, or a lifetime within them)`,
+      'RFC 9111 §3 and §5.2.2: a cache between users and the server keeps what the answer lets it, and would serve the file to anyone once it is private (§4.1 rule 4)');
+  },
+
   toBeSecureAttachmentUrl(url: string) {
     const path = new URL(url).pathname;
     const pass = new RegExp(`${SECURE_PATH_PREFIX}[^/]+$`).test(path);

@@ -81,6 +81,8 @@ export const RULES = [
   { id: 'SECURE-PUBLIC-WINDOW', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4, §8', title: 'a secure URL serves anonymously within the hour', quote: 'publicly reachable for one hour after the upload … Public window of a secure attachment URL | 1 hour after upload' },
   { id: 'SECURE-PRIVATE-AFTER', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure URL refuses anonymous reads after the hour', quote: 'Afterwards the attachment is private.' },
   { id: 'SECURE-PRIVATE-HEAD', level: 'SHOULD', area: 'Secure attachments', section: '§4.1 rule 4', title: 'a secure URL tells an anonymous HEAD nothing of the file after the hour', quote: 'Afterwards the attachment is private.' },
+  // RFC 9111 §3, §5.2.2: a shared cache keeps what the answer lets it, and would serve it anonymously past the hour.
+  { id: 'SECURE-NOT-CACHED', level: 'SHOULD', area: 'Secure attachments', section: '§4.1 rule 4', title: "a secure URL's answer in its hour lets no shared cache keep it past the hour", quote: 'Afterwards the attachment is private.' },
   { id: 'SECURE-SIGNED-URL', level: 'MUST', area: 'Secure attachments', section: '§4.1 rule 5, §4.2', title: 'a files.readonly token gets a signed URL serving the exact bytes', quote: 'it returns a short-lived signed download URL' },
   { id: 'SECURE-SCOPE-REQUIRED', level: 'MUST', area: 'Secure attachments', section: '§4.2, §5.6', title: 'a token lacking files.readonly gets no signed URL', quote: 'Downloading a private secure attachment requires the scope files.readonly. … Auth: bearer token with scope files.readonly.' },
   { id: 'SECURE-UNKNOWN-SLUG', level: 'SHOULD', area: 'Secure attachments', section: '§4.2', title: 'an unknown slug is refused', quote: 'slug (string), taken from the secure attachment URL' },
@@ -105,6 +107,8 @@ export const RULES = [
   // exchanges from one still gives every exchange of a session a new id.
   { id: 'SESSION-INTERACTION-UNIQUE', level: 'SHOULD', area: 'Agent execution', section: '§2.4', title: 'no two sessions share an interactionId', quote: 'Identifier of one interaction' },
   { id: 'SESSION-DISTINCT', level: 'SHOULD', area: 'Agent execution', section: '§3', title: 'two new sessions get different executionIds', quote: 'a session starts with a request without executionId' },
+  // §3 binds a session to its executionId, not to the token that started it; a server may bind it for security: a warning.
+  { id: 'SESSION-OTHER-TOKEN', level: 'SHOULD', area: 'Agent execution', section: '§3', title: 'a session is continued by another valid token of its location', quote: 'requests that send it continue that session' },
   { id: 'SESSION-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown executionId is refused', quote: 'send the value returned earlier to continue it' },
   { id: 'AGENT-INACTIVE', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1, §3', title: 'an agent that is not active is refused', quote: 'The agent must be active … an agent must be in it to be executed' },
   { id: 'AGENT-FOREIGN-LOCATION', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 1', title: 'an agent of another location is refused', quote: 'and belong to the locationId in the body' },

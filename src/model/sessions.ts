@@ -143,10 +143,15 @@ export class ContinueStep extends IndexedStep {
     const { session, caller, reply, beside } = sent as Turn;
     const what = `turn ${session.turns + 1} of session ${session.label}${caller === session.caller ? '' : ` by ${caller.label}`}${parts(this.optional)}`;
     const refused = !accepted(reply) && reply.status < 500;
-    // The contract does not bind a session to the token that started it: another token of the location may be refused.
-    if (refused && caller !== session.caller) throw new NotApplicable(`${what} answered ${shown(reply)}; §3 does not say whether a session takes another token`);
     if (refused && beside !== undefined && accepted(beside.reply)) throw new NotApplicable(`${what} answered ${shown(reply)} while another turn of it was in flight: a conflict`);
     expiredMayRefuse(model, caller, reply);
+    // §3 binds a session to its executionId, not to the token that started it (every token the model holds may execute:
+    // its own, or one an exchange guarantees); a server binding it for security refuses another: a warning, and the
+    // refused turn changes nothing.
+    if (refused && caller !== session.caller) {
+      model.note(new Disagreement('SESSION-OTHER-TOKEN', `${what} answered ${shown(reply)}; §3 continues a session by its executionId, whichever valid token of the location sends it`));
+      return;
+    }
     refusalOf(model, reply, session.path, this.optional, what);
     continued(model, session, reply, what);
   }

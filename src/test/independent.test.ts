@@ -1,7 +1,7 @@
 // How npm run independent judges a fault of the independent server by its level, and which faults it draws.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { draw, type Fault, outcomeOf, parseArguments } from '../../scripts/independent.ts';
+import { draw, type Fault, knownMisses, outcomeOf, parseArguments } from '../../scripts/independent.ts';
 import type { ConformanceReport, RuleResult } from '../report/conformance-reporter.ts';
 
 const rule = (id: string, level: RuleResult['level'], verdict: RuleResult['verdict'], detail = ''): RuleResult => ({ id, level, verdict, tests: [], detail });
@@ -64,4 +64,14 @@ test("the draw takes each level in its share of the catalogue, whatever the seed
     assert.deepEqual([drawn.filter((l) => l === 'must').length, drawn.filter((l) => l === 'should').length, drawn.filter((l) => l === 'info').length], [5, 1, 0], `seed ${seed}`);
   }
   assert.equal(draw(all, '45', 'x', ['a']).filter((job) => job.fault?.level === 'info').length, 1);
+});
+
+test('the known misses: each line a fault of the server and why; a drawn sample leaves them out, --only and all keep them', () => {
+  const misses = knownMisses();
+  for (const [id, why] of misses) assert.ok(/^F\d+$/.test(id) && why.length >= 10, `${id}: ${why}`);
+  const all = Array.from({ length: 40 }, (_, i) => fault('must', `F${String(i + 1).padStart(2, '0')}`));
+  const skipped = new Set(['F01', 'F02', 'F03']);
+  for (let seed = 0; seed < 20; seed++) assert.ok(!draw(all, '10', String(seed), ['a'], undefined, skipped).some((job) => skipped.has(job.fault?.id ?? '')), `seed ${seed}`);
+  assert.equal(draw(all, 'all', 'x', ['a'], undefined, skipped).length, 40);
+  assert.deepEqual(draw(all, 'all', 'x', ['a'], ['F01'], skipped).map((job) => job.fault?.id), ['F01']);
 });
