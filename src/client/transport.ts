@@ -41,7 +41,7 @@ export interface Outgoing {
   unpaced?: true;
   /** A URL an answer offered, off the target's origin: not reaching it is not the target's failure, and the caller decides what it means. */
   offered?: boolean;
-  /** Another form HTTP and multipart permit for the request (the suite's own by default): src/client/spelling.ts. */
+  /** Another form HTTP and multipart permit for the request (the suite's own by default): src/contract/spelling.ts. */
   spelling?: Spelling;
   /** What the evidence calls the exchange, and shows of its body (by default the data sent). */
   label?: string;
@@ -316,11 +316,10 @@ function sameResource(url: string, location: string): boolean {
  * A request of any shape, its redirects followed as Playwright's request context follows them (RFC 9110 §15.4):
  * `maxRedirects` at most (20 unless told; 0 follows none but a hop to the same resource, and answers the redirect
  * itself); a 303 to anything but a GET or HEAD, or a 301 or 302 to a POST, sent again as a GET without its body (a
- * form's too) and the headers of its body;
- * a 307 or 308 sent again as it was, the same bytes framed the same way (in chunks, or in two goes around the request
- * sent meanwhile); and the Authorization header dropped where the origin changes, so that a hand-over to another host
- * never carries a token. No cookie is kept or sent: the suite sets none, and a server's cookie must not stand in for
- * a token.
+ * form's too) and the headers of its body and its framing; a 307 or 308 sent again as it was, the same bytes framed
+ * the same way (in chunks, or in two goes around the request sent meanwhile); and the Authorization header dropped
+ * where the origin changes, so that a hand-over to another host never carries a token. No cookie is kept or sent: the
+ * suite sets none, and a server's cookie must not stand in for a token.
  */
 async function sendFollowing(out: Outgoing, headers: Record<string, string>, timeoutMs: number, headTakenMs: number): Promise<Incoming> {
   let request = { ...out, headers };
@@ -338,7 +337,7 @@ async function sendFollowing(out: Outgoing, headers: Record<string, string>, tim
     // Node reads a header as Latin-1; a Location in UTF-8 is read again as such, as Playwright does.
     const next = new URL(Buffer.from(location, 'latin1').toString('utf8'), request.url);
     const toGet = ((incoming.status === 301 || incoming.status === 302) && request.method === 'POST') || (incoming.status === 303 && !['GET', 'HEAD'].includes(request.method));
-    const dropped = [...(toGet ? CONTENT_HEADERS : []), ...(next.origin !== new URL(request.url).origin ? ['authorization'] : [])];
+    const dropped = [...(toGet ? [...CONTENT_HEADERS, 'transfer-encoding'] : []), ...(next.origin !== new URL(request.url).origin ? ['authorization'] : [])];
     request = { ...request, url: next.href, method: toGet ? 'GET' : request.method, ...(toGet ? { data: undefined, multipart: undefined, chunked: undefined } : {}), headers: without(request.headers, dropped) };
   }
 }

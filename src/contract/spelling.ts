@@ -26,7 +26,7 @@ export interface Spelling {
 const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`);
 
 /** A header field name as the spelling writes it. */
-export const fieldName = (name: string, spelling: Spelling | undefined) =>
+const fieldName = (name: string, spelling: Spelling | undefined) =>
   spelling?.fieldNames === 'title' ? title(name) : spelling?.fieldNames === 'upper' ? name.toUpperCase() : name;
 
 /** A part header's field name as the spelling writes it. */
