@@ -135,6 +135,15 @@ test.describe('secure attachment lifecycle', () => {
     });
   });
 
+  // A slug names one file for good: a server that hands a private file's slug to a later upload signs the later file.
+  test(...rule('SECURE-SIGNED-URL', 'a file past its hour is signed still after a later secure upload'), async ({ api, travel }) => {
+    const file = testFile('signed-before-later.pdf', 370);
+    const slug = requireSlug(await uploadOne(api, file, true));
+    await travel.pass(HOUR + travel.margin);
+    await uploadOne(api, testFile('later-secure.pdf', 371), true);
+    expect(await signedAfterTheHour(api, slug, file)).toBeDefined();
+  });
+
   test(...rule('SECURE-SIGNED-URL', 'a files.readonly token gets a signed URL serving the exact bytes'), async ({ api, travel }) => {
     await travel.afterUpload({
       upload: () => uploadAll(api, [testFile('secure-signed.docx')], true),
