@@ -27,6 +27,14 @@ async function uploadMore(api: Api, stem: string, count: number, secure: boolean
   }
 }
 
+/** A secure upload of `file` to the email conversation and its slug; a refusal or a URL of another form fails the rule that guarantees it. */
+async function secureUpload(api: Api, file: TestFile): Promise<{ reply: Reply; slug: string }> {
+  const reply = await api.upload(`a secure upload of ${file.name}`, { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
+  requireAccepted(reply, 'a secure upload to the email conversation', 'UPLOAD-ACCEPTED');
+  const slug = offeredUrls(reply).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no URL of the form /files/d/{slug}');
+  return { reply, slug };
+}
+
 /** The first message of a session and its executionId; none fails SESSION-START, and the test skips. */
 async function started(reply: Reply): Promise<string> {
   requireAccepted(reply, 'the first message of a session', 'SESSION-START');
@@ -74,9 +82,7 @@ test.describe('edges, volume and steps at once', () => {
 
   test(...rule('SECURE-SIGNED-URL', `the first secure file of a location is signed after ${FILES_PAST_A_STORE} more`), async ({ api }) => {
     const file = testFile('first-secure.pdf', 330);
-    const reply = await api.upload('a secure upload', { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
-    requireAccepted(reply, 'a secure upload to the email conversation', 'UPLOAD-ACCEPTED');
-    const slug = offeredUrls(reply).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no URL of the form /files/d/{slug}');
+    const { slug } = await secureUpload(api, file);
     await uploadMore(api, 'many-secure', FILES_PAST_A_STORE, true);
     const signed = await api.signedUrlFor('the signed URL of the first secure file, with files.readonly', slug, 'filesReadonly');
     expect((await urlsServing(api, offeredUrls(signed), [file])).has(file.name), `a URL offered by GET /files/d/{slug} (${signed.status}) serving ${file.name}`).toBe(true);
@@ -86,11 +92,7 @@ test.describe('edges, volume and steps at once', () => {
     // A later grant must not undo an earlier one within its life: a key rotated per grant, a slot reused.
     const files = [testFile('signed-first.pdf', 360), testFile('signed-second.pdf', 361), testFile('signed-third.pdf', 362)];
     const slugs: string[] = [];
-    for (const file of files) {
-      const reply = await api.upload(`a secure upload of ${file.name}`, { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
-      requireAccepted(reply, 'a secure upload to the email conversation', 'UPLOAD-ACCEPTED');
-      slugs.push(offeredUrls(reply).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no URL of the form /files/d/{slug}'));
-    }
+    for (const file of files) slugs.push((await secureUpload(api, file)).slug);
     const grants = [];
     // The first file's twice, then the others': each grant read again after all of them were issued.
     for (const i of [0, 0, 1, 2]) grants.push({ file: files[i], reply: await api.signedUrlFor(`a signed URL of ${files[i].name}, with files.readonly`, slugs[i], 'filesReadonly') });
@@ -101,10 +103,8 @@ test.describe('edges, volume and steps at once', () => {
 
   test(...rule('SECURE-PUBLIC-WINDOW', 'a secure URL still serves anonymously in its hour once it was signed'), async ({ api }) => {
     const file = testFile('signed-early.pdf', 340);
-    const reply = await api.upload('a secure upload', { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
-    requireAccepted(reply, 'a secure upload to the email conversation', 'UPLOAD-ACCEPTED');
+    const { reply, slug } = await secureUpload(api, file);
     const url = (await urlsServing(api, offeredUrls(reply), [file])).get(file.name) ?? prerequisiteFailed('UPLOAD-URL-PER-FILE', 'no URL of the secure upload served its bytes');
-    const slug = slugOf(url) ?? prerequisiteFailed('SECURE-URL-FORM', `the secure URL ${url} is not of the form /files/d/{slug}`);
     await api.signedUrlFor('a signed URL, asked for at once with files.readonly', slug, 'filesReadonly');
     expect(await api.anonymous('the secure URL, read anonymously once signed', url)).toServeBytesOf(file);
   });

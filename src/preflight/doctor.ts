@@ -514,7 +514,6 @@ class Checkup {
     return this.#same(reply, absent);
   }
 
-  /** Two answers alike but for the paths they were sent to and the identifiers they name. */
   /**
    * A request the server refused in the suite's own form, sent again in each other form HTTP and multipart permit
    * (specs/cases/request-forms.json): the first one accepted says the server refuses a permitted form, its fault and
@@ -535,6 +534,7 @@ class Checkup {
     return undefined;
   }
 
+  /** Two answers alike but for the paths they were sent to and the identifiers they name. */
   #same(a: Reply, b: Reply): boolean {
     const blanks = [new URL(a.url).pathname, new URL(b.url).pathname, MADE_UP, ...Object.values(pickIds(this.target))]
       .filter((value): value is string => value !== undefined && value.length > 0)
