@@ -144,6 +144,7 @@ export const FAULTS = [
   { name: 'auth-continuation-takes-session-token', rule: 'AUTH-TOKEN-REQUIRED', breaks: "continues a session without a token, as the session's own", policy: { skipsAgentCheck: (check, on) => check === 'token' && on.continuation } },
   { name: 'auth-scheme-unchecked', rule: 'AUTH-MALFORMED', breaks: 'accepts a token under any scheme or none', policy: { requireBearerScheme: false } },
   { name: 'auth-unknown-token-execute', rule: 'AUTH-UNKNOWN-TOKEN', breaks: 'accepts an unknown bearer token on execution', policy: { executeAcceptsUnknownBearer: true } },
+  { name: 'pit-upload-refused', rule: 'AUTH-PIT-UPLOAD', breaks: 'refuses a private integration token on the upload only', policy: { privateIntegrationTokensUpload: false } },
   { name: 'auth-pit-refused', rule: 'AUTH-PIT', breaks: 'refuses private integration tokens', policy: { acceptPrivateIntegrationTokens: false } },
   { name: 'tenant-upload-unchecked', rule: 'AUTH-TENANT-UPLOAD', breaks: "takes any location's token for an upload", policy: { anyLocationFor: new Set([UPLOAD_SCOPE]) } },
   { name: 'tenant-execute-unchecked', rule: 'AUTH-TENANT-EXECUTE', breaks: "takes any location's token for an execution", policy: { anyLocationFor: new Set([EXECUTE_SCOPE]) } },
@@ -157,6 +158,7 @@ export const FAULTS = [
   { name: 'refresh-token-unchecked', rule: 'OAUTH-REFRESH-UNKNOWN', breaks: "renews the client's grant for any refresh token", policy: { refreshChecksToken: false } },
   { name: 'refresh-client-secret-unchecked', rule: 'OAUTH-REFRESH-CLIENT', breaks: 'checks the client_secret on the code grant only', policy: { refreshChecksClientSecret: false } },
   { name: 'refresh-not-rotated', rule: 'OAUTH-REFRESH-ROTATION', breaks: 'keeps the refresh token valid and hands it back', policy: { rotateRefreshTokens: false } },
+  { name: 'location-token-superseded', rule: 'OAUTH-TOKEN-LIFETIME', breaks: 'revokes the location tokens issued before a new one for the location, well within their expires_in', policy: { locationTokenRevokesEarlier: true } },
   { name: 'location-token-wrong-location', rule: 'OAUTH-LOCATION-TOKEN', breaks: "issues the location token for another location of the Agency", policy: { locationTokenFor: (requested, all) => all.find((id) => id !== requested) ?? requested } },
 
   // Rules broken on one value of a dimension of the request's domain only (src/contract/domains.ts)

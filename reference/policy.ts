@@ -241,6 +241,8 @@ export interface Policy {
   /** Without it, the last word of the Authorization header is the token, whatever the scheme. */
   readonly requireBearerScheme: boolean;
   readonly acceptPrivateIntegrationTokens: boolean;
+  /** Whether the upload takes a private integration token (§5.2: two kinds of token are accepted). */
+  readonly privateIntegrationTokensUpload: boolean;
   readonly requireVersion: boolean;
   readonly acceptAnyVersion: boolean;
 
@@ -255,6 +257,8 @@ export interface Policy {
   readonly rotateRefreshTokens: boolean;
   /** The location a location token is issued for, from the requested one and the Agency's locations. */
   readonly locationTokenFor: (requested: string, companyLocations: readonly string[]) => string;
+  /** A new location token revokes the tokens issued before it for the location. */
+  readonly locationTokenRevokesEarlier: boolean;
   /** An access token issued for a refresh token reaches every location, not only its grant's. */
   readonly refreshedTokensReachAnyLocation: boolean;
   /** The scopes whose operations take a token issued by POST /oauth/location-token in any location, not only its own. */
@@ -426,6 +430,7 @@ export const DEFAULT_POLICY: Policy = {
 
   requireBearerScheme: true,
   acceptPrivateIntegrationTokens: true,
+  privateIntegrationTokensUpload: true,
   requireVersion: true,
   acceptAnyVersion: false,
 
@@ -434,6 +439,7 @@ export const DEFAULT_POLICY: Policy = {
   refreshChecksClientSecret: true,
   rotateRefreshTokens: true,
   locationTokenFor: (requested) => requested,
+  locationTokenRevokesEarlier: false,
   refreshedTokensReachAnyLocation: false,
   locationTokensReachAnyLocationFor: new Set(),
 };

@@ -123,6 +123,11 @@ export class World {
     this.#tokens.set(token.value, token);
   }
 
+  /** Revokes the tokens `which` picks. */
+  revokeTokens(which: (token: Token) => boolean): void {
+    for (const [value, token] of this.#tokens) if (which(token)) this.#tokens.delete(value);
+  }
+
   /** An authorization code is used once. */
   takeCode(code: string): AuthorizationCode | undefined {
     const found = this.#codes.get(code);

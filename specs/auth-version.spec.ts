@@ -107,7 +107,16 @@ test.describe('authentication', () => {
     }
   }
 
-  for (const operation of [upload, executeDeprecated, executeReplacement]) {
+  // §5.2 accepts both kinds of token, and §5.3 lets only endpoints marked OAuth-only refuse a PIT: the upload is not
+  // marked, and §5.8 leaves open only the execute endpoint's answer to one.
+  test(...rule('AUTH-PIT-UPLOAD', 'an upload with a PIT is accepted as with ACCESS_TOKEN'), async ({ api, target }) => {
+    requireSettings(target, ['pit']);
+    const send = await upload.prepare(api, target);
+    requireControl(await send('the upload with ACCESS_TOKEN (the control)', 'access'), 'the upload with ACCESS_TOKEN', 'UPLOAD-ACCEPTED');
+    expect(await send('the upload with the PIT', 'pit')).toBeAcceptance();
+  });
+
+  for (const operation of [executeDeprecated, executeReplacement]) {
     test(...rule('AUTH-PIT', `the answer to ${operation.name} with a PIT is observed`), async ({ api, target }) => {
       requireSettings(target, ['pit']);
       const reply = await (await operation.prepare(api, target))('the operation with the PIT', 'pit');

@@ -9,6 +9,7 @@ import { forEverySequence, observe, requireSettings, rule, test } from '../src/s
 const SEQUENCES: { rule: RuleId; statement: string; profile: ProfileName | WalkName }[] = [
   { rule: 'PERMANENT-URL-ANONYMOUS', statement: 'every operation kind after every other on one file or session answers as allowed', profile: 'every pair' },
   { rule: 'SESSION-CONTINUE', statement: 'any two kinds of operation at once are answered as in some order of the two', profile: 'at once' },
+  { rule: 'SECURE-PRIVATE-AFTER', statement: 'each file keeps its kind and bytes whatever comes before, beside or after it', profile: 'histories' },
   { rule: 'SECURE-SIGNED-URL', statement: 'every file of every upload gets a signed URL of its own bytes in any sequence', profile: 'signed URLs' },
   { rule: 'PERMANENT-URL-ANONYMOUS', statement: 'every URL serves its own file whatever is uploaded after or beside it', profile: 'names and reads' },
   { rule: 'CUTOVER-ALL-SECURE', statement: 'every upload to every channel is secure from the change in any sequence', profile: 'the change' },

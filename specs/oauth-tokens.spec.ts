@@ -20,8 +20,8 @@ async function refresh(api: Api, chain: RefreshChain, label: string, fields: Rec
   return reply;
 }
 
-/** The exchange issued a token that uploads into LOCATION_ID and executes AGENT_ID. */
-async function expectWorkingToken(api: Api, exchange: Reply): Promise<void> {
+/** The token the exchange issued that uploads into LOCATION_ID. */
+async function uploadingToken(api: Api, exchange: Reply): Promise<string> {
   expect(exchange).toBeAcceptance();
   const json = exchange.json();
   const named = (json as { access_token?: unknown } | undefined)?.access_token;
@@ -34,7 +34,13 @@ async function expectWorkingToken(api: Api, exchange: Reply): Promise<void> {
     }
   }
   expect(token, `a token of the answer that uploads into LOCATION_ID (${candidates.length} tried, see the evidence)`).toBeDefined();
-  expect(await api.execute('execute AGENT_ID with the issued token', { auth: { bearer: token as string } })).toBeAcceptance();
+  return token as string;
+}
+
+/** The exchange issued a token that uploads into LOCATION_ID and executes AGENT_ID. */
+async function expectWorkingToken(api: Api, exchange: Reply): Promise<void> {
+  const token = await uploadingToken(api, exchange);
+  expect(await api.execute('execute AGENT_ID with the issued token', { auth: { bearer: token } })).toBeAcceptance();
 }
 
 /** Each test of the chain skips itself without its settings or with a spent refresh token: a skip in a hook reads in Allure as a hook that failed. */
@@ -86,6 +92,17 @@ test.describe('location tokens', () => {
   test(...rule('OAUTH-LOCATION-TOKEN', "an Agency token's location token uploads and executes in LOCATION_ID"), async ({ api, target, config }) => {
     requireSettings(target, ['agencyAccess', ...bodySettings(config.locationTokenBody)]);
     await expectWorkingToken(api, await api.locationToken('POST /oauth/location-token with the Agency token', 'agencyAccess'));
+  });
+
+  // RFC 6749 §5.1: expires_in is the issued token's lifetime; the contract names none, and says nothing of revoking
+  // a token by issuing another: a server that does so for security is warned of, never failed.
+  test(...rule('OAUTH-TOKEN-LIFETIME', 'a location token still uploads after a second exchange for the location'), async ({ api, target, config }) => {
+    requireSettings(target, ['agencyAccess', ...bodySettings(config.locationTokenBody)]);
+    const first = await api.locationToken('POST /oauth/location-token with the Agency token', 'agencyAccess');
+    requireControl(first, 'an exchange of the Agency token', 'OAUTH-LOCATION-TOKEN');
+    const token = await uploadingToken(api, first);
+    requireControl(await api.locationToken('POST /oauth/location-token again, for the same location', 'agencyAccess'), 'a second exchange of the Agency token', 'OAUTH-LOCATION-TOKEN');
+    expect(await api.upload('an upload into LOCATION_ID with the first location token, after the second exchange', { files: [FILE], auth: { bearer: token } })).toBeAcceptance();
   });
 
   test(...rule('OAUTH-AGENCY-ON-API', "the answers to an Agency token's upload and execution are observed"), async ({ api, target }) => {

@@ -30,8 +30,9 @@ import { excerpt } from './checks/expectations.ts';
 import { type CaseOutcome, checkProperty, describeCase } from './checks/property.ts';
 import type { Case } from './contract/domains.ts';
 import type { Space } from './contract/generate.ts';
-import { type Capabilities, closingOf, kindsOf, type ProfileName, profileOf, relationsOf, walkOf, type WalkName } from './model/generator.ts';
+import { type Capabilities, closingOf, kindsOf, type ProfileName, profileOf, walkOf, type WalkName } from './model/generator.ts';
 import { figuresOf, modelCoverageLine } from './contract/sequences.ts';
+import { coverageMatrixSvg } from './report/model-coverage.ts';
 import { Coverage } from './model/coverage.ts';
 import { MODEL_START } from './model/clock.ts';
 import { Model } from './model/model.ts';
@@ -520,7 +521,7 @@ export const SEQUENCES = 1;
 export const MAX_OPERATIONS = 16;
 
 /** The rows of specs/model.spec.ts, the deep run's budget shared among them. */
-const MODEL_ROWS = 8;
+const MODEL_ROWS = 9;
 
 /**
  * A rule over sequences of operations (src/model/): sequences of the profile drawn from GENERATOR_SEED, or the walk of
@@ -545,13 +546,14 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
     otherLocation: target.foreignLocationId !== undefined && target.tokens.foreignAccess !== undefined && (target.foreignConversationId ?? target.foreignContactId) !== undefined,
     grants: [...(chain ? (['refresh'] as const) : []), ...(target.tokens.agencyAccess === undefined ? [] : (['location'] as const))],
   };
-  const coverage = new Coverage(kindsOf(can), relationsOf(can));
+  const coverage = new Coverage(kindsOf(can), { movable: can.movable, otherLocation: can.otherLocation, foreign: can.foreign, grants: can.grants.length > 0 });
   let sequences = 0;
   // The evidence of a failure is the shortest sequence's exchanges, not every run's while shrinking (a walk's are hundreds).
   const exchanges = api.evidence.exchanges;
   const before = exchanges.length;
   let sequenceAt = before;
-  let shortest: typeof exchanges = [];
+  // The exchanges of the sequence each rule's failure is reported with.
+  const shortest = new Map<RuleId, typeof exchanges>();
   const setup = async () => {
     sequenceAt = exchanges.length;
     await restartTarget();
@@ -564,19 +566,20 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
     if (depth.deep) process.stderr.write(`model: ${own}, sequence ${sequences}; ${modelCoverageLine([coverage.record()])}\n`);
     return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [], overlap: config.mode === 'live', coverage } };
   };
-  const walk = profile === 'every pair' || profile === 'at once';
+  const walk = profile === 'every pair' || profile === 'at once' || profile === 'histories';
   const draw = walk ? { walk: walkOf(profile, can) } : { weighted: profileOf(profile, can), maxCommands: depth.deep ? 2 * MAX_OPERATIONS : MAX_OPERATIONS, closing: closingOf(profile, can) };
   const runs = depth.deep ? 1_000_000 : walk ? 1 : SEQUENCES;
   // A quick run's sequences and the shrinking of a failure take SHRINK_SECONDS at most: the shortest found by then is reported.
   const shrink = config.shrinkMs > 0;
   const options = { seed: config.generator.seed, runs, shrink, timeLimitMs: depth.deep ? depth.budgetMs / MODEL_ROWS : shrink ? config.shrinkMs : undefined };
-  const run: SequenceRun = await runSequences(draw, own, { ...options, failing: () => (shortest = exchanges.slice(sequenceAt)) }, setup);
-  exchanges.splice(before, Infinity, ...(run.failure ? shortest : []));
+  const run: SequenceRun = await runSequences(draw, own, { ...options, failing: (rule) => shortest.set(rule, exchanges.slice(sequenceAt)) }, setup);
+  exchanges.splice(before, Infinity, ...(run.failure ? (shortest.get(run.failure.rule) ?? []) : []));
   if (run.halted) throw run.halted;
   const record = coverage.record();
   test.info().annotations.push({ type: ANNOTATION.modelCoverage, description: JSON.stringify(record) });
+  await test.info().attach('model coverage', { body: coverageMatrixSvg([record]) ?? '', contentType: 'image/svg+xml' });
   const skipped = run.notApplicable.length > 0 ? `; ${run.notApplicable.length} steps not applicable, as ${run.notApplicable[0].replace(/^\(not applicable: |\)$/g, '')}` : '';
-  const drawn = walk ? `the walk of ${profile === 'at once' ? 'every pair of kinds at once' : 'every ordered pair of kinds'}` : `${run.sequences} ${run.sequences === 1 ? 'sequence' : 'sequences'} of at most ${MAX_OPERATIONS} operations`;
+  const drawn = walk ? `the walk of ${{ 'at once': 'every pair of kinds at once', histories: 'related uploads in every pair of values', 'every pair': 'every ordered pair of kinds' }[profile]}` : `${run.sequences} ${run.sequences === 1 ? 'sequence' : 'sequences'} of at most ${MAX_OPERATIONS} operations`;
   const missing = walk && profile === 'every pair' ? (figuresOf([record])?.missing ?? []) : [];
   observe(`${drawn} (${run.steps} steps) drawn from seed ${run.seed}${skipped}; ${modelCoverageLine([record])}${missing.length > 0 ? `; not followed: ${missing.join(', ')}` : ''}`);
   if (!run.failure) return;

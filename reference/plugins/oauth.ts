@@ -89,6 +89,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: Context 
       throw forbidden(`location ${locationId} is not in the token's company`);
     }
     const issuedFor = ctx.policy.locationTokenFor(locationId, ctx.world.locationsOf(companyId));
+    if (ctx.policy.locationTokenRevokesEarlier) ctx.world.revokeTokens((earlier) => Boolean(earlier.locationToken) && earlier.locationId === issuedFor);
     return issue({ owner: 'location', companyId, locationId: issuedFor, scopes: token.scopes }, undefined, { locationToken: true });
   };
   // The contract's path, and the one the platform's SDK sends (oauth.getLocationAccessToken).

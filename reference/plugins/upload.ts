@@ -5,7 +5,7 @@ import { FILE_FORM_KEY, MAX_FILES_PER_UPLOAD } from '../../src/contract/contract
 import { describeErrors, validatorFor } from '../../src/contract/schemas.ts';
 import { authenticate, authorize } from '../auth.ts';
 import type { Context } from '../context.ts';
-import { ApiError, badRequest, invalidBody, refuseFields } from '../errors.ts';
+import { ApiError, badRequest, invalidBody, refuseFields, unauthorized } from '../errors.ts';
 import type { Blob, StoredFile } from '../file-store.ts';
 import { type Policy, sameNameInLocation, type UploadKind } from '../policy.ts';
 import { leadingBytesMatch } from '../magic.ts';
@@ -68,6 +68,7 @@ export async function uploadRoutes(app: FastifyInstance, { ctx }: { ctx: Context
 async function answerUpload(request: FastifyRequest, ctx: Context): Promise<Record<string, unknown>> {
   const anonymousAllowed = !ctx.policy.uploadRequiresToken && request.headers.authorization === undefined;
   const token = anonymousAllowed ? undefined : authenticate(request, ctx);
+  if (token?.kind === 'pit' && !ctx.policy.privateIntegrationTokensUpload) throw unauthorized('private integration tokens are not accepted here');
   const received = await receive(request, ctx);
   try {
     const fields = formFields(received.fields, ctx, token?.locationId);

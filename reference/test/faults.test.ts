@@ -265,6 +265,7 @@ const PROBES: Record<FaultName, Probe> = {
   'auth-continuation-takes-session-token': continuation({ message: 'hi', locationId: WORLD.locationId }, { version: 'v3' }),
   'auth-scheme-unchecked': exec({ headers: { version: 'v3', authorization: `Token ${WORLD.tokens.access}` } }),
   'auth-unknown-token-execute': exec({ headers: apiHeaders('not-a-known-token') }),
+  'pit-upload-refused': uploadStatus({ headers: apiHeaders(WORLD.tokens.pit) }),
   'auth-pit-refused': exec({ headers: apiHeaders(WORLD.tokens.pit) }),
   'tenant-upload-unchecked': uploadStatus({ headers: apiHeaders(WORLD.tokens.foreignAccess) }),
   'tenant-execute-unchecked': exec({ headers: apiHeaders(WORLD.tokens.foreignAccess) }),
@@ -278,6 +279,11 @@ const PROBES: Record<FaultName, Probe> = {
   'refresh-not-rotated': async (app) => {
     await refresh(app);
     return (await refresh(app)).statusCode;
+  },
+  'location-token-superseded': async (app) => {
+    const first = await locationToken(app);
+    await locationToken(app);
+    return (await upload(app, { headers: apiHeaders(first) })).statusCode;
   },
   'location-token-wrong-location': async (app) => (await upload(app, { headers: apiHeaders(await locationToken(app)) })).statusCode,
   'location-token-any-location': async (app) => {

@@ -171,9 +171,13 @@ export function fixturePath(fixturesDir: string, specFile: string, title: string
   return join(fixturesDir, spec, `${slug}-${hash}.json`);
 }
 
+/** A recording as its file holds it: one interaction a line, so that a diff shows each exchange and the walks' hundreds stay small. */
 export function writeRecording(file: string, recording: Recording): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(recording, null, 2)}\n`);
+  const { interactions, ...rest } = recording;
+  const head = JSON.stringify(rest).slice(0, -1);
+  const lines = interactions.map((interaction) => JSON.stringify(interaction));
+  writeFileSync(file, `${head}${head.length > 1 ? ',' : ''}\n"interactions": [\n${lines.join(',\n')}\n]}\n`);
 }
 
 /**

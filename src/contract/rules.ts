@@ -138,6 +138,7 @@ export const RULES = [
   { id: 'AUTH-TENANT-UPLOAD', level: 'SHOULD', area: 'Authentication', section: '§2.1, §5.2', title: "another location's token cannot upload into this location", quote: 'it is issued either for a Sub-Account (location) or for an Agency (company)' },
   { id: 'AUTH-TENANT-EXECUTE', level: 'SHOULD', area: 'Authentication', section: '§4.3 rule 1, §5.2', title: "another location's token cannot run this location's agent", quote: 'The agent must be active and belong to the locationId in the body.' },
   { id: 'AUTH-TENANT-FILES', level: 'SHOULD', area: 'Authentication', section: '§4.2, §5.2', title: "another location's token gets no signed URL for this location's file", quote: 'it is issued either for a Sub-Account (location) or for an Agency (company)' },
+  { id: 'AUTH-PIT-UPLOAD', level: 'MUST', area: 'Authentication', section: '§5.2, §5.8', title: 'a private integration token uploads as an access token does', quote: 'Two kinds of token are accepted' },
   { id: 'AUTH-PIT', level: 'INFO', area: 'Authentication', section: '§5.2, §5.8', title: 'private integration token acceptance is observed', quote: 'it is sent in the same way as an access token … whether the execute endpoint accepts PITs: not shown' },
 
   // Token endpoints
@@ -147,6 +148,7 @@ export const RULES = [
   { id: 'OAUTH-REFRESH-CLIENT', level: 'SHOULD', area: 'Token endpoints', section: '§4.4, §5.2', title: 'a refresh with wrong client credentials is refused', quote: 'OAuth 2.0 access token: issued to an app through the authorization-code flow' },
   { id: 'OAUTH-LOCATION-TOKEN', level: 'MUST', area: 'Token endpoints', section: '§4.4, §5.4', title: 'an Agency token is exchanged for a Sub-Account token of the location', quote: 'An Agency access token can be exchanged for a Sub-Account token at POST /oauth/location-token.' },
   { id: 'OAUTH-AGENCY-ON-API', level: 'INFO', area: 'Token endpoints', section: '§5.4, §5.8', title: "the answers to an Agency token's upload and execution are observed", quote: 'Each endpoint states which token type it accepts (Sub-Account or Agency).' },
+  { id: 'OAUTH-TOKEN-LIFETIME', level: 'SHOULD', area: 'Token endpoints', section: '§4.4, §5.4', title: 'an issued token keeps working within its lifetime, after later exchanges', quote: 'An Agency access token can be exchanged for a Sub-Account token at POST /oauth/location-token.' },
   { id: 'OAUTH-LOCATION-TOKEN-SUBACCOUNT', level: 'INFO', area: 'Token endpoints', section: '§4.4, §5.4', title: 'the answer to a Sub-Account token asking for a location token is observed', quote: 'exchanges an Agency access token for a Sub-Account token' },
 
   // Versioning

@@ -1,52 +1,29 @@
-// What the model's sequences exercised, counted against what the model defines: each ordered pair of operation kinds
-// one after the other (the second on the file or session the first acted on), each pair of kinds at once, each kind in
-// each state of what it acts on, each relation between an operation's data and an earlier one's. The pairs, the pairs
-// at once and the relations depend on which kinds the target offers (a clock to move, the other location's settings),
-// never on the seed; nor do the states a kind is seen in, which the walk of every pair visits in turn (generator.ts, everyState).
-import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
-import { type CoverageRecord, type Kind, pairAtOnce } from '../contract/sequences.ts';
+// What the model's sequences exercised, counted against what the model defines (src/contract/sequences.ts): each
+// event (an operation by the classes of its values, of its object's state and of what was done to it before, counted
+// by each pair of classes), each ordered pair of operation kinds one after the other (the second on the file or
+// session the first acted on), each pair of kinds at once, and how far the state grew.
+import { classPairs, type CoverageRecord, EVENTS, eventName, eventsOf, type Kind, pairAtOnce, type Reach, type Volume } from '../contract/sequences.ts';
 import type { Model } from './model.ts';
-
-/** The state a step of `kind` is sent in. */
-function stateOf(kind: Kind, model: Readonly<Model>): string {
-  const regime = model.regime() === 'after' ? 'after the change' : 'before the change';
-  const file = model.focus.file;
-  switch (kind) {
-    case 'read':
-    case 'signed URL':
-      if (file === undefined || file.kind === 'permanent') return kind === 'read' ? 'permanent' : 'secure within its hour';
-      return model.now - file.uploadedAt < SECURE_PUBLIC_WINDOW_SECONDS * 1000 ? 'secure within its hour' : 'secure after its hour';
-    case 'start':
-      return model.sessions.length === 0 ? 'no session yet' : 'sessions open';
-    case 'continue':
-    case 'refused turn':
-      return (model.focus.session?.turns ?? 1) <= 1 ? 'second turn' : 'later turn';
-    case 'exchange':
-    case 'foreign':
-      return model.tokens.length <= 1 ? 'configured token only' : 'exchanged tokens held';
-    default:
-      return regime;
-  }
-}
-
-/** A relation a step drew between its data and an earlier step's (src/contract/relations.ts names them). */
-export type Relation = `${string}: ${string}`;
 
 export class Coverage {
   readonly #pairs = new Set<string>();
   readonly #atOnce = new Set<string>();
-  readonly #transitions = new Set<string>();
-  readonly #relations = new Set<string>();
+  readonly #events = new Set<string>();
+  readonly #volume: Volume = { files: 0, sessions: 0, turns: 0 };
+  readonly #defined: ReturnType<typeof eventsOf>;
   #last: Kind | undefined;
-  /** Steps still to be sent of a pair at once: they follow no step, and none follows them. */
+  /** Steps still to be sent of a group at once: they follow no step, and none follows them. */
   #together = 0;
+  /** Whether the step being sent is one of a group at once. */
+  #flight: 'alone' | 'at once' = 'alone';
 
   constructor(
     /** The kinds this target offers. */
     readonly kinds: readonly Kind[],
-    /** The relations of data it allows. */
-    readonly relationsDefined: readonly string[],
-  ) {}
+    reach: Reach,
+  ) {
+    this.#defined = eventsOf(kinds, reach);
+  }
 
   /** A new sequence: its first step follows none. */
   begin(): void {
@@ -54,8 +31,8 @@ export class Coverage {
     this.#together = 0;
   }
 
-  sent(kind: Kind, model: Readonly<Model>): void {
-    this.#transitions.add(`${kind} in ${stateOf(kind, model)}`);
+  sent(kind: Kind): void {
+    this.#flight = this.#together > 0 ? 'at once' : 'alone';
     if (this.#together > 0) {
       this.#together -= 1;
       this.#last = undefined;
@@ -65,15 +42,27 @@ export class Coverage {
     this.#last = kind;
   }
 
+  /**
+   * The event a step of `kind` sends, by the class of each of its dimensions (EVENTS), as the step knows them once it
+   * has chosen its object; whether it is in flight with others is known here.
+   */
+  event(kind: Kind, classes: Record<string, string>): void {
+    const values = { ...Object.fromEntries(Object.entries(classes).map(([dimension, value]) => [dimension, [value]])), ...('flight' in EVENTS[kind] ? { flight: [this.#flight] } : {}) };
+    for (const pair of classPairs(kind, values)) this.#events.add(eventName(kind, pair));
+  }
+
   /** Steps sent at once, by their kinds (a composite step's is 'composite'). */
   atOnce(sent: readonly (Kind | 'composite')[]): void {
     const kinds = sent.filter((kind): kind is Kind => kind !== 'composite');
-    if (kinds.length === 2) this.#atOnce.add(pairAtOnce(kinds[0], kinds[1]));
+    for (const [i, a] of kinds.entries()) for (const b of kinds.slice(i + 1)) this.#atOnce.add(pairAtOnce(a, b));
     this.#together = sent.length;
   }
 
-  related(relation: Relation): void {
-    this.#relations.add(relation);
+  /** The state a sequence reached: its files in LOCATION_ID, its sessions, its longest session's turns. */
+  reached(model: Readonly<Model>): void {
+    const files = model.files.filter((file) => file.location === 'own').length;
+    const turns = Math.max(0, ...model.sessions.map((session) => session.turns));
+    Object.assign(this.#volume, { files: Math.max(this.#volume.files, files), sessions: Math.max(this.#volume.sessions, model.sessions.length), turns: Math.max(this.#volume.turns, turns) });
   }
 
   record(): CoverageRecord {
@@ -81,9 +70,10 @@ export class Coverage {
       kinds: [...this.kinds],
       pairs: [...this.#pairs].sort(),
       atOnce: [...this.#atOnce].sort(),
-      transitions: [...this.#transitions].sort(),
-      relations: [...this.#relations].sort(),
-      relationsDefined: [...this.relationsDefined],
+      events: [...this.#events].sort(),
+      eventsDefined: [...this.#defined.defined],
+      unreachable: { ...this.#defined.unreachable },
+      volume: { ...this.#volume },
     };
   }
 }

@@ -3,7 +3,7 @@ import { accepted, type Reply } from '../client/api.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { anonymousLeaks, AS_GIVEN, describeLeaks, type Leak } from '../checks/privacy.ts';
 import type { RuleId } from '../contract/rules.ts';
-import { Disagreement, type Model, type ModelFile, mustAccept, NotApplicable, shown } from './model.ts';
+import { Disagreement, fileClass, hasTwin, type Model, type ModelFile, mustAccept, NotApplicable, shown } from './model.ts';
 import { FOCUS, IndexedStep, type Real, Step, SweepStep } from './step.ts';
 
 /** A read as sent: the file, the clock's moves before it, and the answer, the leaks of another route, or why it was not sent. */
@@ -46,6 +46,7 @@ export class ReadStep extends IndexedStep {
     model.focus.file = file;
     real.log[real.log.length - 1] = `GET the URL of file ${file.label} (${file.file.name}, ${file.kind})${this.#by()}, anonymously`;
     const moves = real.clock.moves;
+    real.coverage.event('read', { file: fileClass(model, file), history: file.signed ? 'signed' : 'never signed', twin: hasTwin(model, file) ? 'bytes of a file of the other kind' : 'none' });
     if (this.route === AS_GIVEN) return { file, moves, reply: await real.api.offered(`model: read ${file.label}`, file.url) };
     // Public, a file may be served by another route or not; private, by none. The clock only moves on: private now,
     // private in either order of a pair at once.
@@ -126,6 +127,7 @@ export class SignedStep extends Step {
     // Within its public hour a secure file may be served to anyone: only a private one tells what a token reaches.
     const read = model.expectedRead(file);
     if (this.caller !== 'filesReadonly' && (read === 'open' || read.serve)) return { file, moves, skipped: `file ${file.label} is still public, and may be served to any caller` };
+    real.coverage.event('signed URL', { file: fileClass(model, file), caller: this.caller, history: file.signed ? 'signed before' : 'not signed yet' });
     return { file, moves, reply: await real.api.signedUrlFor(`model: signed URL of ${file.label} with ${this.caller}`, slugOf(file.url) as string, this.caller) };
   }
 

@@ -1,12 +1,15 @@
 // Which operations each rule's sequences draw, and how often, and the step each sequence ends with.
 import fc from 'fast-check';
-import { BYTES_RELATIONS, type LocationRelation, NAME_RELATIONS, RELATIONS } from '../contract/relations.ts';
+import { BYTES_RELATIONS, type LocationRelation, NAME_RELATIONS } from '../contract/relations.ts';
 import { CLOCK_SLACK_MS, type SecureFlag, type UploadTarget } from './model.ts';
 import { ClockStep } from './clock.ts';
 import { OTHER_ROUTES } from '../checks/privacy.ts';
 import { ReadStep, readSweep, type SignedCaller, SignedStep } from './files.ts';
 import { ParallelStep } from './overlaps.ts';
-import { continueArbitrary, EverySessionStep, refusedTurnArbitrary, startArbitrary, StartStep } from './sessions.ts';
+import { AuditStep } from './audit.ts';
+import { pairwise } from './covering.ts';
+import { CUTOVER_EARLIEST, CUTOVER_LATEST } from '../time/server-clock.ts';
+import { ContinueStep, continueArbitrary, EverySessionStep, RefusedTurnStep, refusedTurnArbitrary, startArbitrary, StartStep } from './sessions.ts';
 import { type Kind, KINDS } from '../contract/sequences.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
 import { FOCUS, Step } from './step.ts';
@@ -85,14 +88,18 @@ function focusOf(name: ProfileName, can: Capabilities): fc.Arbitrary<Step>[] {
 }
 
 /**
- * The step each drawn sequence of a profile ends with: what the drawn steps left is then looked at, whatever they
+ * The steps each drawn sequence of a profile ends with: what the drawn steps left is then looked at, whatever they
  * were: every secure file's signed URL, a later file of an upload among them; an upload under an earlier non-secure file's name, then every file read; a session on each path, then
  * every session continued after others began; a token of each exchange, then every token tried; every target across
  * the change; a secure upload in every wire form. Drawn only, a fault that needs that last look went unseen at some
  * seeds (signed-url-first-file-of-upload at 6, upload-name-overwrites at 3, session-continues-latest at 5, with three
- * sequences a test; the wire forms' two faults at 1, with two).
+ * sequences a test; the wire forms' two faults at 1, with two). Then the final reads of every object (audit.ts).
  */
-export function closingOf(name: ProfileName, can: Capabilities): Step {
+export function closingOf(name: ProfileName, can: Capabilities): Step[] {
+  return [closingStepOf(name, can), new AuditStep()];
+}
+
+function closingStepOf(name: ProfileName, can: Capabilities): Step {
   switch (name) {
     case 'signed URLs':
       return new EverySecureFileSignedStep();
@@ -167,7 +174,7 @@ function operationsOf(can: Capabilities): Partial<Record<Kind, (n: number) => fc
 /** What every walk starts with, so that every kind applies from its first step: a secure file, a session. */
 const prelude = () => [plainUpload({ flag: 'true' }), new StartStep('deprecated', 0)];
 
-export type WalkName = 'every pair' | 'at once';
+export type WalkName = 'every pair' | 'at once' | 'histories';
 
 /**
  * The steps of a walk, position by position: every ordered pair of the target's kinds one after the other ('every
@@ -185,15 +192,17 @@ export function walkOf(name: WalkName, can: Capabilities): fc.Arbitrary<Step>[] 
   };
   const kinds = kindsOf(can);
   const start = prelude().map((step) => fc.constant(step as Step));
+  const audit = fc.constant(new AuditStep() as Step);
+  if (name === 'histories') return [...historiesOf(can).map((step) => fc.constant(step)), audit];
   if (name === 'at once') {
     const pairs = kinds.flatMap((a, i) => kinds.slice(i).map((b) => [a, b] as const));
-    return [...start, ...pairs.map(([a, b]) => fc.tuple(operationOf(a), operationOf(b)).map((pair) => new ParallelStep(pair) as Step))];
+    return [...start, ...pairs.map(([a, b]) => fc.tuple(operationOf(a), operationOf(b)).map((pair) => new ParallelStep(pair) as Step)), audit];
   }
   const circuit = circuitOf(kinds);
   const across = circuit.indexOf('clock', Math.floor(circuit.length / 2));
   const walk = circuit.map((kind, i) => (i === across ? fc.constant(new ClockStep('across the change or on') as Step) : operationOf(kind)));
   const { before, after } = everyState(kinds);
-  return [...start, ...before, ...walk, ...after];
+  return [...start, ...before, ...walk, ...after, audit];
 }
 
 /**
@@ -228,11 +237,104 @@ function everyState(kinds: readonly Kind[]): { before: fc.Arbitrary<Step>[]; aft
   };
 }
 
-/** The relations of data this target allows: another location's only where files can be stored there. */
-export function relationsOf(can: Capabilities): string[] {
-  return Object.entries(RELATIONS).flatMap(([dimension, relations]) =>
-    Object.keys(relations)
-      .filter((relation) => can.otherLocation || !(dimension === 'location' && relation === 'other'))
-      .map((relation) => `${dimension}: ${relation}`),
-  );
+/**
+ * The dimensions of two related uploads, the rows of the histories walk (a covering array: each value of each meets
+ * each of every other, whatever the seed): the regime they are sent in, the secure flags of an earlier upload and of a
+ * later one (before the change, each flag decides the kind), how the later's first file's name and bytes relate to the
+ * earlier's, whether the later goes alone or at once with a sibling (the earlier's flag, the same relation), how many
+ * files each holds (three and three at once pass the limit of one request together), and whether a copy of the later
+ * goes to the other location too (in turn after it, or at once with both: three in flight).
+ */
+export const HISTORY_DIMENSIONS = {
+  regime: ['before the change', 'after the change'],
+  flags: ['absent→true', 'true→absent', 'true→true', 'absent→absent', 'false→true', 'true→false'],
+  name: ['fresh', 'equal', 'case'],
+  bytes: ['fresh', 'equal'],
+  together: ['in turn', 'at once'],
+  files: ['1', '3'],
+  location: ['own', 'other'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** The sessions the histories walk holds at its end, the oldest continued last (audit.ts): past what a small store keeps. */
+export const HISTORY_SESSIONS = 24;
+
+/**
+ * The histories walk, the same steps at every seed: the rows of HISTORY_DIMENSIONS' covering array, each a pair of
+ * related uploads and a read of the later's first file, those before the change first, then the clock across it;
+ * before it, a secure file of a permanent file's bytes signed twice and read, and three uploads at once (each flag,
+ * the last file's name) and an upload, a read and a signed URL at once; then sessions on each path continued by each
+ * token, alone and at once, refused at their second turn and a later one, grown to HISTORY_SESSIONS. The final reads
+ * (audit.ts) then look at every file past its hour and continue every session, the oldest first. So every reachable
+ * event (src/contract/sequences.ts EVENTS) of the kinds it sends is sent by construction, and a store that dedupes
+ * bytes across the flag, keys by a folded name, lets one request's flag reach another's in flight, or hands a later
+ * upload an older file's slug shows it whatever the seed: drawn sequences reached those at some seeds and styles only.
+ */
+export function historiesOf(can: Capabilities): Step[] {
+  const dimensions = { ...HISTORY_DIMENSIONS, location: can.otherLocation ? HISTORY_DIMENSIONS.location : (['own'] as const) };
+  const files = (count: string) => Array.from({ length: Number(count) }, (_, i) => ({ extension: (['pdf', 'png', 'txt'] as const)[i], size: i, unicode: i === 0 }));
+  const rowsIn = (regime: string) =>
+    pairwise(dimensions)
+      .filter((row) => row.regime === regime)
+      .flatMap((row): Step[] => {
+        const [before, after] = row.flags.split('→') as [SecureFlag, SecureFlag];
+        const relation = { name: row.name, bytes: row.bytes, earlier: FOCUS };
+        const earlier = plainUpload({ flag: before, files: files(row.files) });
+        const later = plainUpload({ flag: after, files: files(row.files), relation });
+        // The other location takes the later's copy besides, never in its place: each relation stays in the location.
+        const elsewhere = row.location === 'other' ? [plainUpload({ flag: after, files: files(row.files), relation, location: 'other' })] : [];
+        if (row.together === 'in turn') return [earlier, later, new ReadStep(FOCUS), ...elsewhere];
+        return [earlier, new ParallelStep([later, plainUpload({ flag: before, files: files(row.files), relation }), ...elsewhere]), new ReadStep(FOCUS)];
+      });
+  const equal = { name: 'equal', bytes: 'fresh', earlier: FOCUS } as const;
+  const signed = () => new SignedStep(FOCUS, 'filesReadonly');
+  const twins = [plainUpload({}), plainUpload({ flag: 'true', relation: { name: 'fresh', bytes: 'equal', earlier: FOCUS } }), signed(), signed(), new ReadStep(FOCUS)];
+  const together = [
+    new ParallelStep((['true', 'absent', 'false'] as const).map((flag) => plainUpload({ flag, relation: equal }))),
+    plainUpload({ flag: 'true' }),
+    new ParallelStep([plainUpload({ flag: 'true', relation: equal }), new ReadStep(FOCUS), signed()]),
+  ];
+  const across = can.movable ? dayOfTheChange() : [];
+  return [...rowsIn('before the change'), ...twins, ...together, ...across, ...rowsIn('after the change'), ...sessionsOf(can)];
+}
+
+/**
+ * Across the day of the change, whose zone the contract leaves open (server-clock.ts): a secure upload to the email
+ * conversation every hour, at twenty past, read 45 minutes later, so that each whole hour, half hour and quarter to
+ * of the day (the midnight of every zone) falls within a file's public hour. A secure upload is secure in either
+ * regime, so its hour is judged whatever the zone; a server that cuts the hour at its own midnight shows it.
+ */
+function dayOfTheChange(): Step[] {
+  const hour = 3_600_000;
+  const first = CUTOVER_EARLIEST - 40 * 60_000;
+  return Array.from({ length: Math.ceil((CUTOVER_LATEST - first) / hour) }, (_, i) => [
+    new ClockStep({ to: first + i * hour }),
+    plainUpload({ flag: 'true' }),
+    new ClockStep({ to: first + i * hour + 45 * 60_000 }),
+    new ReadStep(FOCUS),
+  ]).flat();
+}
+
+/** The sessions of the histories walk: each path first and later, each token, alone and at once, refused, grown. */
+function sessionsOf(can: Capabilities): Step[] {
+  const turn = (caller: number) => new ContinueStep(FOCUS, caller);
+  const both = () => new ParallelStep([turn(0), turn(1)]);
+  const start = () => new StartStep('deprecated', 0);
+  return [
+    new StartStep('replacement', 0),
+    start(),
+    ...(can.grants.length > 0 ? [new ExchangeStep(can.grants[0])] : []),
+    turn(0),
+    turn(1),
+    start(),
+    both(),
+    both(),
+    start(),
+    turn(1),
+    turn(0),
+    start(),
+    new RefusedTurnStep(FOCUS, 'without message'),
+    turn(0),
+    new RefusedTurnStep(FOCUS, 'without locationId'),
+    ...Array.from({ length: HISTORY_SESSIONS - 5 }, start),
+  ];
 }

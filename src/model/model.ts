@@ -73,6 +73,10 @@ export interface ModelToken {
   issuedBy?: 'OAUTH-REFRESH' | 'OAUTH-LOCATION-TOKEN';
   /** When it was issued, by the model's clock. */
   issuedAt?: number;
+  /** Its number among the run's exchanges. */
+  exchange?: number;
+  /** When its expires_in says it expires, where the answer gave one (RFC 6749 §5.1). */
+  expiresAt?: number;
 }
 
 export class Model {
@@ -151,6 +155,8 @@ export class Model {
   expectedKind(target: UploadTarget, flag: SecureFlag, at = this.now): { kind: 'secure'; rule: RuleId } | { kind: 'permanent' } | { kind: 'open' } {
     const regime = this.regime(at);
     if (regime === 'after') return { kind: 'secure', rule: flag === 'false' ? 'CUTOVER-FLAG-IGNORED' : 'CUTOVER-ALL-SECURE' };
+    // The email conversation's secure upload is secure in either regime: the day whose zone is open changes nothing.
+    if (regime === 'ambiguous' && flag === 'true' && (target === 'conversation' || target === 'both')) return { kind: 'secure', rule: 'SECURE-URL-FORM' };
     if (regime === 'ambiguous') return { kind: 'open' };
     if (flag !== 'true') return { kind: 'permanent' };
     // Email only (§2.1, §4.1 rule 4): the email conversation's upload is secure; a contact's channel is not known.
@@ -194,6 +200,16 @@ export class Model {
   }
 }
 
+/** The regime as events count it (src/contract/sequences.ts EVENTS): the day the contract leaves open counts as before. */
+export const regimeClass = (model: Readonly<Model>) => (model.regime() === 'after' ? 'after the change' : 'before the change');
+
+/** A file's state as events count it: permanent, or secure within or after its public hour by the model's clock. */
+export const fileClass = (model: Readonly<Model>, file: ModelFile) =>
+  file.kind === 'permanent' ? 'permanent' : model.now - file.uploadedAt < WINDOW_MS ? 'secure within its hour' : 'secure after its hour';
+
+/** Whether another file of the run has a file's bytes and the other kind: a store that dedupes by content mixes their kinds. */
+export const hasTwin = (model: Readonly<Model>, file: ModelFile) => model.files.some((other) => other !== file && other.kind !== file.kind && other.file.bytes.equals(file.file.bytes));
+
 /** Whether a secure file taken at `from` may be past its public hour at `at`, a running clock's slack allowed for. */
 export const mayBePrivate = (from: number, at: number): boolean => at - from >= WINDOW_MS - CLOCK_SLACK_MS;
 
@@ -203,12 +219,20 @@ export function mustAccept(reply: Reply, what: string, rule: RuleId): void {
 }
 
 /**
- * A refusal of an exchanged token for its authentication once the clock has moved on since it was issued: the token may
- * have expired, and the contract names no lifetime, so the step is not applicable.
+ * A refusal of an exchanged token once the clock has moved on since it was issued, or once another was exchanged: the
+ * contract names no lifetime and says nothing of revoking a token by issuing another, so no MUST rule is broken; but
+ * within the lifetime its answer gave (expires_in, RFC 6749 §5.1), or by a later exchange alone, it is a choice a
+ * server may make for security, warned of (OAUTH-TOKEN-LIFETIME). The step is then not applicable.
  */
-export function expiredMayRefuse(model: Readonly<Model>, caller: ModelToken, reply: Reply): void {
-  if (!refused(reply) || caller.issuedAt === undefined || model.now <= caller.issuedAt) return;
-  throw new NotApplicable(`${caller.label} was refused (${shown(reply)}) ${Math.round((model.now - caller.issuedAt) / 1000)} s after it was issued: an exchanged token may expire, and the contract names no lifetime`);
+export function expiredMayRefuse(model: Model, caller: ModelToken, reply: Reply): void {
+  if (!refused(reply) || caller.issuedAt === undefined) return;
+  const moved = model.now > caller.issuedAt;
+  const later = model.exchanges > (caller.exchange ?? model.exchanges);
+  if (!moved && !later) return;
+  const age = `${caller.label} was refused (${shown(reply)}) ${Math.round((model.now - caller.issuedAt) / 1000)} s after it was issued${later ? `, after ${model.exchanges - (caller.exchange ?? 0)} later exchanges` : ''}`;
+  const within = caller.expiresAt !== undefined && model.now + CLOCK_SLACK_MS < caller.expiresAt;
+  if (within || !moved) model.note(new Disagreement('OAUTH-TOKEN-LIFETIME', `${age}: ${within ? `its expires_in had not run out (${Math.round((caller.expiresAt as number - model.now) / 1000)} s left)` : 'the clock had not moved, and the contract revokes no token by issuing another'}`));
+  throw new NotApplicable(`${age}: an exchanged token may expire or be revoked, and the contract names no lifetime`);
 }
 
 /** How a model's answer is shown: the status and the start of the body, secrets redacted. */

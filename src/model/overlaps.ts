@@ -1,12 +1,19 @@
-// Two steps at once, judged by linearisability (Hughes et al., QuickCheck's parallel state-machine testing): their
-// answers are accepted when some order of the two, applied to the model one after the other, explains both.
+// Steps at once, judged by linearisability (Hughes et al., QuickCheck's parallel state-machine testing): their
+// answers are accepted when some order of them, applied to the model one after the other, explains them all.
 import { Disagreement, type Model } from './model.ts';
 import { type Real, Step, CompositeStep } from './step.ts';
 
-/** Any two steps in flight together. */
+/** Every order of the indices 0..n-1, the given order first. */
+function ordersOf(n: number): number[][] {
+  if (n <= 1) return [Array.from({ length: n }, (_, i) => i)];
+  return ordersOf(n - 1).flatMap((order) => Array.from({ length: n }, (_, at) => [...order.slice(0, at), n - 1, ...order.slice(at)])).sort((a, b) => a.join().localeCompare(b.join()));
+}
+
+/** Any two or more steps in flight together. */
 export class ParallelStep extends CompositeStep {
-  constructor(readonly steps: readonly [Step, Step]) {
+  constructor(readonly steps: readonly Step[]) {
     super();
+    if (steps.length < 2) throw new Error('ParallelStep: two steps at least');
   }
 
   check(model: Readonly<Model>): boolean {
@@ -17,26 +24,31 @@ export class ParallelStep extends CompositeStep {
     return `at once: [${this.steps.map(String).join('] and [')}]`;
   }
 
-  // Either step alone, then both one after the other: an overlap that is not needed is not reported.
+  // Each step left out (the others at once, or alone), then all one after the other: an overlap that is not needed,
+  // or a member of it, is not reported.
   override splits(): Step[][] {
-    return [[this.steps[0]], [this.steps[1]], [...this.steps]];
+    const without = this.steps.map((_, i) => this.steps.filter((__, j) => j !== i));
+    return [...without.map((rest) => (rest.length === 1 ? rest : [new ParallelStep(rest)])), [...this.steps]];
   }
 
   override async run(model: Model, real: Real): Promise<void> {
     const at = real.log.length;
+    const n = this.steps.length;
     real.coverage.atOnce(this.steps.map((step) => step.kind));
-    const sent = real.overlap ? await Promise.all(this.steps.map((step) => step.sent(model, real))) : [await this.steps[0].sent(model, real), await this.steps[1].sent(model, real)];
-    real.log.splice(at, this.steps.length, `at once: [${real.log.slice(at, at + this.steps.length).join('] and [')}]`);
+    const sent: unknown[] = [];
+    if (real.overlap) sent.push(...(await Promise.all(this.steps.map((step) => step.sent(model, real)))));
+    else for (const step of this.steps) sent.push(await step.sent(model, real));
+    real.log.splice(at, n, `at once: [${real.log.slice(at, at + n).join('] and [')}]`);
     if (real.overlap) for (const step of this.steps) step.besides(sent);
     const back = model.checkpoint();
     const logged = real.log.length;
-    for (const order of [[0, 1], [1, 0]]) {
+    for (const order of ordersOf(n)) {
       if (await this.#explains(order, model, real, sent)) return;
       back();
       real.log.length = logged;
     }
-    // No order explains both answers: the first order's disagreements stand, judged once more to be reported.
-    for (const i of [0, 1]) await this.steps[i].judged(model, real, sent[i]);
+    // No order explains every answer: the given order's disagreements stand, judged once more to be reported.
+    for (const [i, step] of this.steps.entries()) await step.judged(model, real, sent[i]);
   }
 
   /** Whether judging the answers in this order leaves no disagreement. */

@@ -16,15 +16,18 @@ export interface SequenceOptions {
   timeLimitMs?: number;
   /** false: the first failing sequence is reported as it ran (a run that proves only a verdict). */
   shrink: boolean;
-  /** Called after each run that breaks the rule being shrunk: the last call is the shortest sequence's. */
-  failing?: () => void;
+  /**
+   * Called after each run that breaks the rule being shrunk, and after the run whose disagreement on another rule is
+   * the one reported unless that rule is shrunk too: the last call for a rule is its reported sequence's.
+   */
+  failing?: (rule: RuleId) => void;
 }
 
 /**
  * What a test's sequences are drawn from: operations drawn by weight, at least half as many as `maxCommands`, then
- * a closing step; or a walk, one operation drawn for each of its positions.
+ * the closing steps; or a walk, one operation drawn for each of its positions.
  */
-export type Draw = { weighted: fc.Arbitrary<Step>[]; maxCommands: number; closing: Step } | { walk: fc.Arbitrary<Step>[] };
+export type Draw = { weighted: fc.Arbitrary<Step>[]; maxCommands: number; closing: Step[] } | { walk: fc.Arbitrary<Step>[] };
 
 export interface SequenceRun {
   seed: number;
@@ -60,7 +63,7 @@ class Sequences extends fc.Arbitrary<Step[]> {
     }
     const step = fc.oneof(...draw.weighted);
     const drawn = fc.array(step, { minLength: Math.ceil(draw.maxCommands / 2), maxLength: draw.maxCommands, size: 'max' });
-    this.#drawn = drawn.map((steps) => [...steps, draw.closing]);
+    this.#drawn = drawn.map((steps) => [...steps, ...draw.closing]);
     // Splits lengthen a sequence: a sweep of the whole run takes one step per file or session.
     this.#shrunk = fc.array(step);
   }
@@ -129,6 +132,7 @@ async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setu
       if (!(error instanceof Disagreement)) throw error;
       model.note(error);
     } finally {
+      real.coverage.reached(model);
       result.steps += real.log.filter((line) => !line.startsWith('  ')).length;
       result.notApplicable.push(...real.log.filter((line) => line.startsWith('  (not applicable')).map((line) => line.trim()));
     }
@@ -136,12 +140,15 @@ async function shrinkTo(rule: RuleId, draw: Draw, options: SequenceOptions, setu
     // The other rule to shrink to: a MUST rule's before any SHOULD rule's, which is a warning only.
     const must = model.noted.find((disagreement) => disagreement.rule !== rule && ruleById(disagreement.rule).level === 'MUST');
     const first = must ?? model.noted.find((disagreement) => disagreement.rule !== rule);
-    if (first && (other === undefined || (ruleById(other.error.rule).level !== 'MUST' && must))) other = { error: first, log: [...real.log] };
+    if (first && (other === undefined || (ruleById(other.error.rule).level !== 'MUST' && must))) {
+      other = { error: first, log: [...real.log] };
+      options.failing?.(first.rule);
+    }
     if (broken === undefined) return;
     // Each failing run while shrinking is shorter than the one before: the last is the shortest.
     sequences.failedAt = broken.at;
     found = { error: broken, log: [...real.log] };
-    options.failing?.();
+    options.failing?.(rule);
     throw broken;
   });
   const run = await fc.check(property, { seed: options.seed, numRuns: options.runs, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false, endOnFailure: !options.shrink });

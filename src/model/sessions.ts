@@ -43,6 +43,9 @@ function refusalOf(model: Model, reply: Reply, path: ModelSession['path'], optio
 }
 
 /** The first message of a new session, on either path, as one of the model's tokens, with optional parts of §2.3. */
+/** The turn a continuation would be, as events count it: the session's second, or a later one. */
+const turnClass = (session: ModelSession) => (session.turns <= 1 ? 'second' : 'later');
+
 export class StartStep extends Step {
   readonly kind = 'start';
 
@@ -65,6 +68,7 @@ export class StartStep extends Step {
 
   protected async send(model: Model, real: Real): Promise<Reply> {
     const label = `S${model.sessions.length + 1}`;
+    real.coverage.event('start', { path: this.path, sessions: model.sessions.length === 0 ? 'none yet' : 'open' });
     return real.api.execute(`model: ${this.toString()}`, turnRequest(real.target, this.path, tokenOf(model, this.caller).auth, `Hello, this starts ${label}`, this.optional));
   }
 
@@ -84,7 +88,7 @@ export class StartStep extends Step {
 }
 
 /** Sessions a run opens at most. */
-const MAX_SESSIONS = 16;
+const MAX_SESSIONS = 32;
 
 /** A continuation as sent; `beside` is another continuation of the same session in flight with it (ContinueStep.besides). */
 class Turn {
@@ -134,6 +138,7 @@ export class ContinueStep extends IndexedStep {
     model.focus.session = session;
     const caller = tokenOf(model, Math.max(0, model.tokens.indexOf(session.caller)) + this.caller);
     const as = caller === session.caller ? '' : ` as ${caller.label}`;
+    real.coverage.event('continue', { turn: turnClass(session), caller: caller === session.caller ? 'its own token' : 'another token' });
     real.log[real.log.length - 1] = `continue session ${session.label} (${session.path} path, turn ${session.turns + 1})${as}${parts(this.optional)}`;
     const request = turnRequest(real.target, session.path, caller.auth, `Turn ${session.turns + 1} of ${session.label}`, this.optional, session.executionId);
     return new Turn(session, caller, await real.api.execute(`model: continue ${session.label}${as}`, request));
@@ -208,6 +213,7 @@ export class RefusedTurnStep extends IndexedStep {
     const session = this.chosen(model.sessions, model.focus.session);
     model.focus.session = session;
     real.log[real.log.length - 1] = `continue session ${session.label} (${session.path} path, turn ${session.turns + 1}) ${this.flaw}`;
+    real.coverage.event('refused turn', { turn: turnClass(session) });
     const valid = turnRequest(real.target, session.path, session.caller.auth, `Turn ${session.turns + 1} of ${session.label}, ${this.flaw}`, [], session.executionId);
     const request = FLAWS[this.flaw].vary(valid, real.target);
     return { session, reply: request && (await real.api.execute(`model: continue ${session.label} ${this.flaw}`, request)) };

@@ -53,7 +53,7 @@ export abstract class Step implements fc.AsyncCommand<Model, Real> {
 
   async sent(model: Model, real: Real): Promise<unknown> {
     real.log.push(this.toString());
-    if (this.kind !== 'composite') real.coverage.sent(this.kind, model);
+    if (this.kind !== 'composite') real.coverage.sent(this.kind);
     return this.send(model, real);
   }
 

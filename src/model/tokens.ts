@@ -29,6 +29,7 @@ export class ExchangeStep extends Step {
 
   protected async send(model: Model, real: Real): Promise<{ reply: Reply; spending?: { together: number } } | undefined> {
     const { api, target, chain } = real;
+    real.coverage.event('exchange', { tokens: tokensClass(model) });
     if (this.grant === 'location') return target.tokens.agencyAccess === undefined ? undefined : { reply: await api.locationToken(`model: ${this.toString()}`, 'agencyAccess') };
     if (chain === undefined || target.oauthClientId === undefined || target.tokens.oauthClientSecret === undefined || chain.current === undefined) return undefined;
     const refreshToken = chain.spend() as string;
@@ -50,13 +51,17 @@ export class ExchangeStep extends Step {
     if (!accepted(reply) && reply.status < 500 && (spending?.together ?? 0) > 1) throw new NotApplicable(`${this.toString()} answered ${shown(reply)}: its refresh token was spent by another exchange at once, and a server that rotates refresh tokens takes one`);
     const rule = EXCHANGE_RULES[this.grant];
     mustAccept(reply, this.toString(), rule);
-    const token = (reply.json() as { access_token?: unknown } | undefined)?.access_token;
+    const { access_token: token, expires_in: lifetime } = (reply.json() as { access_token?: unknown; expires_in?: unknown } | undefined) ?? {};
     if (typeof token !== 'string') throw new NotApplicable('the answer names no access_token (its shape is not shown; specs/oauth-tokens.spec.ts finds the token in it)');
     // A few tokens at most, the oldest exchanged one given up: every step tries each token held against the other location.
     if (model.tokens.length >= MAX_TOKENS) model.tokens.splice(1, 1);
-    model.tokens.push({ label: `token ${++model.exchanges} (${this.grant === 'refresh' ? 'refreshed' : 'location token'})`, auth: { bearer: token }, issuedBy: rule, issuedAt: model.now });
+    const expiresAt = typeof lifetime === 'number' && lifetime > 0 ? model.now + lifetime * 1000 : undefined;
+    model.tokens.push({ label: `token ${++model.exchanges} (${this.grant === 'refresh' ? 'refreshed' : 'location token'})`, auth: { bearer: token }, issuedBy: rule, issuedAt: model.now, exchange: model.exchanges, ...(expiresAt ? { expiresAt } : {}) });
   }
 }
+
+/** The tokens held, as events count them. */
+const tokensClass = (model: Readonly<Model>) => (model.tokens.length <= 1 ? 'configured token only' : 'exchanged tokens held');
 
 /** Every token of LOCATION_ID the run holds, configured or obtained, runs FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID: each must be refused. */
 export class ForeignStep extends Step {
@@ -72,6 +77,7 @@ export class ForeignStep extends Step {
 
   protected async send(model: Model, real: Real): Promise<{ control?: Reply; replies: [ModelToken, Reply][] } | undefined> {
     const { api, target } = real;
+    real.coverage.event('foreign', { tokens: tokensClass(model) });
     const { foreignAgentId, foreignLocationId } = target;
     if (foreignAgentId === undefined || foreignLocationId === undefined || target.tokens.foreignAccess === undefined) return undefined;
     real.log[real.log.length - 1] = `execute FOREIGN_AGENT_ID for FOREIGN_LOCATION_ID as ${model.tokens.map((token) => token.label).join(', ')}`;

@@ -8,7 +8,7 @@ import { extensionOf } from '../contract/contract.ts';
 import { type BytesRelation, EQUIVALENT_NAMES, type EquivalentName, type LocationRelation, type NameRelation, relatedName } from '../contract/relations.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { testFile, type TestFile } from '../files/test-file.ts';
-import { Disagreement, expiredMayRefuse, mayBePrivate, type Model, type ModelFile, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
+import { Disagreement, expiredMayRefuse, regimeClass, mayBePrivate, type Model, type ModelFile, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
 import { ClockStep } from './clock.ts';
 import { readSweep, unsignedSweep } from './files.ts';
 import { FOCUS, type Real, Step, tokenOf, StepsInTurn } from './step.ts';
@@ -138,7 +138,6 @@ export class UploadStep extends Step {
     this.#number = ++model.uploads;
     this.#sent = { at: model.now, moves: real.clock.moves };
     this.#files = spec.files.map(({ extension, size, unicode }, index) => (index === 0 ? this.#first(model, real) : testFile(freshName(this.#number, index, unicode, extension), modelFileSize(this.#number, size))));
-    real.coverage.related(`location: ${spec.location}`);
     this.#destination = spec.location === 'other' ? otherLocation(real.target) : { fields: this.#target(real.target), auth: tokenOf(model, spec.caller).auth, target: spec.target };
     real.log[real.log.length - 1] = this.toString();
     if (this.#destination === undefined) return undefined;
@@ -156,7 +155,8 @@ export class UploadStep extends Step {
     const twin = bytes === 'equal' ? source : undefined;
     const name = named?.name ?? freshName(this.#number, 0, unicode, twin ? extensionOf(twin.file.name) : extension);
     const related = [`name: ${named ? nameRelation : 'fresh'}`, `bytes: ${twin ? 'equal' : 'fresh'}`] as const;
-    for (const relation of related) real.coverage.related(relation);
+    const { spec } = this;
+    real.coverage.event('upload', { regime: regimeClass(model), flag: spec.flag, files: spec.files.length > 1 ? 'several' : 'one', name: named ? 'related' : 'fresh', bytes: twin ? 'equal' : 'fresh', location: spec.location });
     this.#related = source ? ` (${related.join(', ')} of file ${source.label}, upload #${source.upload})` : '';
     // The earlier file's bytes as testFile() made them from a name and a size (knownTestFile), so a recording names them
     // again; the name keeps their type. Fresh bytes: a size of this upload's own range (modelFileSize).
@@ -246,7 +246,8 @@ export class UploadStep extends Step {
       const kind = expected.kind === 'permanent' || !secure ? 'permanent' : 'secure';
       const label = `#${model.files.length + 1}${spec.location === 'other' ? ' (FOREIGN_LOCATION_ID)' : ''}`;
       model.files.push({ label, file, url, kind, uploadedAt: from, ...(by > from ? { uploadedBy: by } : {}), upload: this.#number, location: spec.location });
-      model.focus.file = model.files.at(-1);
+      // The upload's first file, the one its relations were drawn for: the next step on the focus acts on it.
+      if (file === this.#files[0]) model.focus.file = model.files.at(-1);
     }
   }
 }
@@ -304,7 +305,7 @@ export class RefusedUploadStep extends Step {
     );
     // Each earlier file once, the others fresh: a name taken twice in one upload would be a second reason to refuse it.
     const names = Array.from({ length: valid }, (_, i) => (i < candidates.length ? candidates[(this.earlier + i) % candidates.length].name : freshName(this.#number, i, false, 'pdf')));
-    if (valid > 0 && candidates.length > 0) real.coverage.related(`name: ${this.relation}`);
+    real.coverage.event('refused upload', { regime: regimeClass(model) });
     this.#files = [...names, ...(this.refusal === 'a .exe file after the others' ? [freshName(this.#number, valid, false, 'exe')] : [])].map((name, i) => testFile(name, modelFileSize(this.#number, i)));
     real.log[real.log.length - 1] = this.toString();
     const { target } = real;

@@ -12,6 +12,7 @@ import { describeTarget, type MutationTrial, replayNotice, suiteConfig, type Sui
 import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { type CoverageRecord, modelCoverageLine } from '../contract/sequences.ts';
+import { coverageMatrixSvg } from './model-coverage.ts';
 import { writeContractPage } from './contract-page.ts';
 import {
   type Cause,
@@ -184,6 +185,8 @@ export default class ConformanceReporter implements Reporter {
       // The annotated contract beside the reports, where CONTRACT_URL leads by default; linked to Playwright's report.
       const dir = dirname(this.#outputFile);
       writeContractPage(dir, { report, htmlReport: relative(dir, join(this.#config?.reportsDir ?? dir, 'html', 'index.html')) });
+      const picture = coverageMatrixSvg([...this.#modelCoverage.values()]);
+      if (picture) writeWhole(join(dir, 'model-coverage.svg'), picture);
       this.#publish(report);
     }
     process.stdout.write(this.#skipped());

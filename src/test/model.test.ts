@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type Real, Step, StepsInTurn } from '../model/step.ts';
-import { figuresOf, KINDS, modelCoverageLine } from '../contract/sequences.ts';
+import { eventsOf, figuresOf, KINDS, modelCoverageLine, type Reach } from '../contract/sequences.ts';
 import { Coverage } from '../model/coverage.ts';
 import { circuitOf, kindsOf, walkOf } from '../model/generator.ts';
 import { modelFileSize, plainUpload, SIZE_SPREAD } from '../model/uploads.ts';
@@ -115,11 +115,14 @@ class Toy extends Step {
   }
 }
 
+/** A target that offers every kind and reaches every event its kinds allow. */
+const EVERY_REACH: Reach = { movable: true, otherLocation: true, foreign: true, grants: true };
+
 const toys = [fc.constant(new Toy('mark')), fc.constant(new Toy('idle')), fc.constant(new Toy('refused')), fc.constant(new Toy('check')), fc.constant(new Toy('check', 'SECURE-SIGNED-URL'))];
-const setup = async () => ({ model: at(REGIME_INSTANTS.before), real: { log: [], overlap: true, coverage: new Coverage(KINDS, []) } as unknown as Real });
+const setup = async () => ({ model: at(REGIME_INSTANTS.before), real: { log: [], overlap: true, coverage: new Coverage(KINDS, EVERY_REACH) } as unknown as Real });
 const options = { seed: 7, runs: 40, timeLimitMs: 60_000, shrink: true };
 // Every sequence ends with the closing step, as each profile's does (closingOf): by default one that does nothing.
-const drawn = (weighted: fc.Arbitrary<Step>[], closing: Step = new Toy('idle')) => ({ weighted, maxCommands: 10, closing });
+const drawn = (weighted: fc.Arbitrary<Step>[], closing: Step = new Toy('idle')) => ({ weighted, maxCommands: 10, closing: [closing] });
 
 describe('sequences judged by the model', () => {
   test("a disagreement on the test's own rule is shrunk to the shortest sequence that shows it", async () => {
@@ -225,7 +228,7 @@ function toyTarget(start: string) {
   };
   const clock = new ServerClock(transport as unknown as Transport, 'http://toy.invalid', 'http://toy.invalid/__clock');
   const target = { locationId: 'loc', conversationId: 'conv', tokens: {} };
-  const real = { api, clock, target, log: [], overlap: true, coverage: new Coverage(KINDS, []) } as unknown as Real;
+  const real = { api, clock, target, log: [], overlap: true, coverage: new Coverage(KINDS, EVERY_REACH) } as unknown as Real;
   return { model: at(start), real };
 }
 
@@ -298,15 +301,30 @@ describe('the walks and their coverage', () => {
   });
 
   test('the figure counts covered pairs out of those the kinds define, and names the missing', () => {
-    const coverage = new Coverage(['upload', 'read'], ['name: equal', 'name: case']);
-    const model = at(REGIME_INSTANTS.before);
+    const coverage = new Coverage(['upload', 'read'], EVERY_REACH);
     coverage.begin();
-    for (const kind of ['upload', 'read', 'read'] as const) coverage.sent(kind, model);
-    coverage.related('name: equal');
+    for (const kind of ['upload', 'read', 'read'] as const) coverage.sent(kind);
+    coverage.event('read', { file: 'permanent', history: 'never signed', twin: 'none' });
     const figures = figuresOf([coverage.record()]);
     assert.deepEqual(figures?.pairs, { covered: 2, defined: 4 });
     assert.deepEqual(figures?.missing, ['upload → upload', 'read → upload']);
-    assert.deepEqual(figures?.relations, { covered: 1, defined: 2 });
-    assert.match(modelCoverageLine([coverage.record()]) ?? '', /^Model coverage: ordered pairs of operation kinds 50 % \(2\/4\)/);
+    // file × history (6, less a permanent file signed), file × twin (6), history × twin (4); upload: 7 dimensions.
+    const read = figures!.events.defined - figures!.eventsMissing.filter((event) => event.startsWith('upload')).length;
+    assert.equal(read, 15);
+    assert.equal(figures?.events.covered, 3);
+    assert.deepEqual(Object.keys(figures!.unreachable), ['read: file=permanent & history=signed']);
+    assert.match(modelCoverageLine([coverage.record()]) ?? '', /^Model coverage: events \(pairs of value classes of one operation\) \d+ % \(3\/\d+\) of the reachable, 1 unreachable/);
+  });
+
+  test('events a target cannot reach are listed with why, not counted', () => {
+    const { defined, unreachable } = eventsOf(['upload', 'signed URL'], { movable: false, otherLocation: false, foreign: true, grants: false });
+    assert.ok(!defined.some((event) => event.includes('regime=before the change') || event.includes('location=other')));
+    assert.match(unreachable['upload: regime=before the change & flag=true'], /no test clock/);
+    assert.match(unreachable['signed URL: file=secure within its hour & caller=noFilesScope'], /only a private one tells/);
+  });
+
+  test('the histories walk sends the same steps whatever the seed: what it reaches is constructed, not drawn', () => {
+    const sent = (seed: number) => fc.sample(fc.tuple(...walkOf('histories', can)), { seed, numRuns: 1 })[0].map(String);
+    assert.deepEqual(sent(1), sent(9));
   });
 });

@@ -1,0 +1,55 @@
+// The model's event coverage as a picture (issue 47): for each kind of operation, its value classes against each
+// other, a cell for each pair of classes of two dimensions: covered, reachable but not sent, or unreachable (with why,
+// listed below). Attached to each model test (Playwright's HTML report, Allure) and written beside the reports for the
+// whole run (model-coverage.svg).
+import { type CoverageRecord, EVENTS, eventName, figuresOf, type Kind, KINDS } from '../contract/sequences.ts';
+
+const CELL = 13;
+const LABEL = 250;
+const COLOURS = { covered: '#2e7d32', missing: '#c62828', unreachable: '#bdbdbd' } as const;
+
+const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The picture of a union of coverage records, or undefined where there is none. */
+export function coverageMatrixSvg(records: readonly CoverageRecord[]): string | undefined {
+  const figures = figuresOf(records);
+  if (figures === undefined) return undefined;
+  const covered = new Set(records.flatMap((record) => record.events));
+  const kinds = KINDS.filter((kind) => records.some((record) => record.kinds.includes(kind)));
+  const parts: string[] = [];
+  let y = 30;
+  const state = (kind: Kind, a: string, b: string): keyof typeof COLOURS => {
+    const event = [eventName(kind, [a as `${string}=${string}`, b as `${string}=${string}`]), eventName(kind, [b as `${string}=${string}`, a as `${string}=${string}`])];
+    if (event.some((name) => covered.has(name))) return 'covered';
+    return event.some((name) => name in figures.unreachable) ? 'unreachable' : 'missing';
+  };
+  for (const kind of kinds) {
+    const dimensions = Object.entries(EVENTS[kind] as Record<string, readonly string[]>);
+    const classes = dimensions.flatMap(([dimension, values]) => values.map((value) => ({ dimension, name: `${dimension}=${value}` })));
+    parts.push(`<text x="4" y="${y + 12}" font-weight="bold">${escape(kind)}</text>`);
+    y += 18;
+    for (const [row, a] of classes.entries()) {
+      parts.push(`<text x="${LABEL - 4}" y="${y + row * CELL + 10}" text-anchor="end">${escape(a.name)}</text>`);
+      for (const [column, b] of classes.entries()) {
+        const x = LABEL + column * CELL;
+        // One dimension: each class alone, on the diagonal; several: pairs of two dimensions off it.
+        const single = dimensions.length === 1 && row === column;
+        if (a.dimension === b.dimension && !single) continue;
+        const colour = COLOURS[single ? (covered.has(eventName(kind, [a.name as `${string}=${string}`])) ? 'covered' : eventName(kind, [a.name as `${string}=${string}`]) in figures.unreachable ? 'unreachable' : 'missing') : state(kind, a.name, b.name)];
+        parts.push(`<rect x="${x}" y="${y + row * CELL}" width="${CELL - 1}" height="${CELL - 1}" fill="${colour}"><title>${escape(`${kind}: ${a.name} & ${b.name}`)}</title></rect>`);
+      }
+    }
+    y += classes.length * CELL + 12;
+  }
+  const listed = (title: string, lines: string[]) => {
+    if (lines.length === 0) return;
+    parts.push(`<text x="4" y="${(y += 18)}" font-weight="bold">${escape(title)}</text>`);
+    for (const line of lines) parts.push(`<text x="12" y="${(y += 15)}">${escape(line)}</text>`);
+  };
+  listed('Reachable, not sent:', figures.eventsMissing);
+  listed('Unreachable:', Object.entries(figures.unreachable).map(([event, why]) => `${event}: ${why}`));
+  const { events } = figures;
+  const title = `Events: ${events.covered} of ${events.defined} reachable pairs of value classes sent (green), not sent (red), unreachable (grey)`;
+  const width = Math.max(LABEL + CELL * 20, ...parts.filter((part) => part.startsWith('<text x="12"')).map((part) => 12 + 6.2 * part.length * 0.75));
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(width)}" height="${y + 20}" font-family="sans-serif" font-size="11"><rect width="100%" height="100%" fill="white"/><text x="4" y="16" font-size="13">${escape(title)}</text>${parts.join('')}</svg>\n`;
+}
