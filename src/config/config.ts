@@ -68,7 +68,7 @@ export const SETTINGS = {
   referenceClockStart: { env: 'REFERENCE_CLOCK_START', purpose: "with REFERENCE_SERVER=1: the instant its test clock starts at (ISO-8601); default: this machine's now" },
   generatorSeed: { env: 'GENERATOR_SEED', purpose: 'the seed of the requests drawn beyond the pairwise cover of each rule\'s domain, printed at the start of a run; default 1 in replay and record (the fixtures are made at it), else from the checked-out commit' },
   depth: { env: 'SUITE_DEPTH', purpose: "quick (one walk of the model per rule's row, a few drawn sequences) or deep (sequences drawn until DEEP_BUDGET_MINUTES are spent, for nightly runs)", default: 'quick' },
-  deepBudgetMinutes: { env: 'DEEP_BUDGET_MINUTES', purpose: "with SUITE_DEPTH=deep: the minutes the model's sequences may take, all rows together", default: '30' },
+  deepBudgetMinutes: { env: 'DEEP_BUDGET_MINUTES', purpose: "with SUITE_DEPTH=deep: the minutes the model's sequences may take, all rows together (25: a nightly run within 30 minutes, the rest of the suite included)", default: '25' },
   shrinkSeconds: { env: 'SHRINK_SECONDS', purpose: "how long a failure of the model's sequences is shrunk, at most, before the shortest sequence found is reported; 0 reports every failure (a sequence's, or a domain's request's) as first found, unshrunk: what a run that proves only verdicts needs", default: '90' },
   fixturesDir: { env: 'FIXTURES_DIR', purpose: 'where recordings are written (record) and read (replay)', default: 'fixtures' },
   replacementPath: { env: 'REPLACEMENT_EXECUTE_PATH', purpose: 'path of the replacement execute operation', default: REPLACEMENT_EXECUTE_PATH },
