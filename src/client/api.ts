@@ -163,8 +163,8 @@ export class Api {
   }
 
   /** §4.2: GET /files/d/{slug} with a token. Redirects are not followed, so a Location answer stays visible. */
-  async signedUrlFor(label: string, slug: string, auth: Auth): Promise<Reply> {
-    return this.send(label, 'GET', `${SECURE_PATH_PREFIX}${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0 });
+  async signedUrlFor(label: string, slug: string, auth: Auth, spelling?: Spelling): Promise<Reply> {
+    return this.send(label, 'GET', `${SECURE_PATH_PREFIX}${encodeURIComponent(slug)}`, { headers: this.headers(auth), maxRedirects: 0, ...(spelling ? { spelling } : {}) });
   }
 
   /** §4.4: POST /oauth/token with a form-encoded body (RFC 6749 §6 for a refresh token); the client authenticates in the body. */

@@ -3,6 +3,7 @@ import { accepted, type Reply } from '../client/api.ts';
 import { offeredUrls, slugOf } from '../checks/discover.ts';
 import { anonymousLeaks, AS_GIVEN, describeLeaks, type Leak } from '../checks/privacy.ts';
 import type { RuleId } from '../contract/rules.ts';
+import { describeSpelling, type Spelling } from '../contract/spelling.ts';
 import { Disagreement, fileClass, hasTwin, type Model, type ModelFile, mustAccept, NotApplicable, shown } from './model.ts';
 import { FOCUS, IndexedStep, type Real, Step, SweepStep } from './step.ts';
 
@@ -105,6 +106,8 @@ export class SignedStep extends Step {
   constructor(
     readonly index: number,
     readonly caller: SignedCaller,
+    /** Another form HTTP permits, where not the suite's own. */
+    readonly spelling?: Spelling,
   ) {
     super();
   }
@@ -122,13 +125,17 @@ export class SignedStep extends Step {
     const secure = model.secureFiles();
     const file = this.index === FOCUS && model.focus.file !== undefined && secure.includes(model.focus.file) ? model.focus.file : secure[Math.max(this.index, 0) % secure.length];
     model.focus.file = file;
-    real.log[real.log.length - 1] = `GET /files/d/{slug} of file ${file.label} (${file.file.name}, upload #${file.upload}) with ${this.caller}`;
+    real.log[real.log.length - 1] = `GET /files/d/{slug} of file ${file.label} (${file.file.name}, upload #${file.upload}) with ${this.caller}${this.#form()}`;
     if (real.target.tokens[this.caller] === undefined) return { file, moves, skipped: `${this.caller} is not configured` };
     // Within its public hour a secure file may be served to anyone: only a private one tells what a token reaches.
     const read = model.expectedRead(file);
     if (this.caller !== 'filesReadonly' && (read === 'open' || read.serve)) return { file, moves, skipped: `file ${file.label} is still public, and may be served to any caller` };
     real.coverage.event('signed URL', { file: fileClass(model, file), caller: this.caller, history: file.signed ? 'signed before' : 'not signed yet' });
-    return { file, moves, reply: await real.api.signedUrlFor(`model: signed URL of ${file.label} with ${this.caller}`, slugOf(file.url) as string, this.caller) };
+    return { file, moves, reply: await real.api.signedUrlFor(`model: signed URL of ${file.label} with ${this.caller}${this.#form()}`, slugOf(file.url) as string, this.caller, this.spelling) };
+  }
+
+  #form(): string {
+    return this.spelling ? `, written with ${describeSpelling(this.spelling)}` : '';
   }
 
   protected async judge(model: Model, real: Real, sent: unknown): Promise<void> {
@@ -138,6 +145,8 @@ export class SignedStep extends Step {
     const what = `GET /files/d/{slug} of file ${file.label} with ${this.caller}`;
     if (this.caller === 'filesReadonly') {
       file.signed = true;
+      // The suite's own form is asked elsewhere: a refusal of another form HTTP permits is the protocol's finding.
+      if (this.spelling && !accepted(reply) && reply.status < 500) return model.note(new Disagreement('HTTP-REQUEST-FORMS', `${what}${this.#form()} answered ${shown(reply)}: the same request in the suite's own form is answered`));
       mustAccept(reply, what, rule);
     }
     if (reply.status >= 500) return model.note(new Disagreement(rule, `${what} answered ${shown(reply)}`));

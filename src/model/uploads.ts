@@ -10,7 +10,9 @@ import type { RuleId } from '../contract/rules.ts';
 import { testFile, type TestFile } from '../files/test-file.ts';
 import { Disagreement, expiredMayRefuse, regimeClass, mayBePrivate, type Model, type ModelFile, mustAccept, NotApplicable, type SecureFlag, shown, type UploadTarget } from './model.ts';
 import { ClockStep } from './clock.ts';
-import { readSweep, unsignedSweep } from './files.ts';
+import { readSweep, SignedStep, unsignedSweep } from './files.ts';
+import { requestFormCases } from '../contract/cases.ts';
+import { describeSpelling, type Spelling } from '../contract/spelling.ts';
 import { FOCUS, type Real, Step, tokenOf, StepsInTurn } from './step.ts';
 
 
@@ -41,6 +43,8 @@ export interface UploadSpec {
   length: 'declared' | 'chunked';
   /** Which token of the model uploads. */
   caller: number;
+  /** Another form HTTP and multipart permit (specs/cases/request-forms.json), where not the suite's own. */
+  spelling?: Spelling;
 }
 
 const PART_TYPES: Record<PartType, (file: TestFile) => string> = {
@@ -128,7 +132,7 @@ export class UploadStep extends Step {
   toString(): string {
     const { spec } = this;
     const names = this.#files.length > 0 ? this.#files.map((file) => `${JSON.stringify(file.name)} (${file.bytes.length} B)`).join(', ') : `${spec.files.length} file(s)`;
-    const form = [`parts ${spec.order}`, `declared type ${spec.partType}`, `attachmentUrls ${spec.entries} as ${spec.encoding}`, ...(spec.length === 'chunked' ? ['in chunks, without a Content-Length'] : [])].join(', ');
+    const form = [`parts ${spec.order}`, `declared type ${spec.partType}`, `attachmentUrls ${spec.entries} as ${spec.encoding}`, ...(spec.length === 'chunked' ? ['in chunks, without a Content-Length'] : []), ...(spec.spelling ? [`written with ${describeSpelling(spec.spelling)}`] : [])].join(', ');
     const where = spec.location === 'other' ? `to FOREIGN_LOCATION_ID's ${this.#destination?.target ?? 'conversation'} as FOREIGN_ACCESS_TOKEN` : `to the ${spec.target}, as token ${spec.caller}`;
     return `upload #${this.#number || '?'}: ${names}${this.#related} ${where}, isSecureAttachment ${spec.flag}; ${form}`;
   }
@@ -142,7 +146,7 @@ export class UploadStep extends Step {
     real.log[real.log.length - 1] = this.toString();
     if (this.#destination === undefined) return undefined;
     const form = { fields: { ...this.#destination.fields, ...this.#listAndFlag() }, files: this.#files, order: spec.order, partType: PART_TYPES[spec.partType], chunked: spec.length === 'chunked' };
-    return real.api.upload(`model: ${this.toString()}`, { ...form, auth: this.#destination.auth });
+    return real.api.upload(`model: ${this.toString()}`, { ...form, auth: this.#destination.auth, ...(spec.spelling ? { spelling: spec.spelling } : {}) });
   }
 
   /** The first file: its name and bytes related to an earlier file's as drawn, where the run has one the relation applies to. */
@@ -200,6 +204,11 @@ export class UploadStep extends Step {
       if (refusableForm(spec)) throw new NotApplicable(`${what} in this wire form answered ${shown(reply)}; the contract does not show the form, and a correct server may refuse it`);
       if (model.mayRefuse(spec.target, spec.flag)) throw new NotApplicable(`${what} answered ${shown(reply)}: the secure flag is for the email channel only before the change`);
       expiredMayRefuse(model, caller, reply);
+      // A form HTTP and multipart permit, refused where the suite's own is valid: the protocol's finding, and the sequence goes on.
+      if (spec.spelling) {
+        model.note(new Disagreement('HTTP-REQUEST-FORMS', `${what}, written with ${describeSpelling(spec.spelling)}, answered ${shown(reply)}: the same upload in the suite's own form is valid`));
+        return;
+      }
       // A form the contract permits, refused where the plain form's upload is valid: a finding named by its form, never
       // silence; the refused upload changes nothing, and the sequence goes on.
       if (spec.order !== PLAIN_FORM.order) {
@@ -431,6 +440,12 @@ export class EveryWireFormStep extends StepsInTurn {
       // Two files where their place among the fields is the form: between needs two.
       const files = Array.from({ length: form.order === undefined ? 1 : 2 }, (_, i) => ({ extension: EXTENSIONS[i], size: i, unicode: false }));
       await this.part(plainUpload({ ...form, files, flag: 'true' }), model, real);
+    }
+    // Each form HTTP and multipart permit an upload (specs/cases/request-forms.json), a secure upload each, its file
+    // then signed in the same form: a server that reads a form otherwise shows it in what it stores or signs.
+    for (const { spelling } of requestFormCases().filter((row) => row.operation === 'upload')) {
+      await this.part(plainUpload({ flag: 'true', spelling }), model, real);
+      await this.part(new SignedStep(FOCUS, 'filesReadonly', spelling), model, real);
     }
     await this.part(plainUpload({}), model, real);
     // After the change every upload is secure: no non-secure bytes are left to take.
