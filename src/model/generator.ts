@@ -12,7 +12,7 @@ import { CUTOVER_EARLIEST, CUTOVER_LATEST } from '../time/server-clock.ts';
 import { ContinueStep, continueArbitrary, EverySessionStep, RefusedTurnStep, refusedTurnArbitrary, startArbitrary, StartStep } from './sessions.ts';
 import { type Kind, KINDS } from '../contract/sequences.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
-import { FOCUS, Step } from './step.ts';
+import { BEFORE_FOCUS, FOCUS, Step } from './step.ts';
 import { ExchangeStep, ForeignStep, EveryTokenStep } from './tokens.ts';
 import { EverySecureFileSignedStep, EveryTargetStep, EveryWireFormStep, NameTakenAgainStep, plainUpload, refusedUploadArbitrary, UploadStep, uploadSpec } from './uploads.ts';
 
@@ -293,8 +293,10 @@ export function historiesOf(can: Capabilities): Step[] {
     plainUpload({ flag: 'true' }),
     new ParallelStep([plainUpload({ flag: 'true', relation: equal }), new ReadStep(FOCUS), signed()]),
   ];
+  // A secure file read past its hour after a later secure upload within it: a later upload renews no earlier hour.
+  const renewed = can.movable ? [plainUpload({ flag: 'true' }), new ClockStep(1800), plainUpload({ flag: 'true' }), new ClockStep(2200), new ReadStep(FOCUS), new ReadStep(BEFORE_FOCUS)] : [];
   const across = can.movable ? dayOfTheChange() : [];
-  return [...rowsIn('before the change'), ...twins, ...together, ...across, ...rowsIn('after the change'), ...sessionsOf(can)];
+  return [...rowsIn('before the change'), ...twins, ...together, ...renewed, ...across, ...rowsIn('after the change'), ...sessionsOf(can)];
 }
 
 /**

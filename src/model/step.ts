@@ -75,6 +75,8 @@ export const tokenOf = (model: Readonly<Model>, index: number): ModelToken => mo
 
 /** The index that picks the file or session the run's last step acted on (Model.focus), whatever there are. */
 export const FOCUS = -1;
+/** The index that picks the one before the focus in the run's order: the older of two related objects. */
+export const BEFORE_FOCUS = -2;
 
 /** A step on one of the run's files or sessions, by an index that wraps around those there are, or FOCUS. */
 export abstract class IndexedStep extends Step {
@@ -84,8 +86,9 @@ export abstract class IndexedStep extends Step {
 
   /** The item of `items` it acts on: by its index, or the focused one (the last of them if none is). */
   protected chosen<T>(items: readonly T[], focused: T | undefined): T {
-    if (this.index !== FOCUS) return items[this.index % items.length];
-    return focused !== undefined && items.includes(focused) ? focused : (items.at(-1) as T);
+    if (this.index >= 0) return items[this.index % items.length];
+    const at = focused !== undefined && items.includes(focused) ? items.indexOf(focused) : items.length - 1;
+    return items[this.index === BEFORE_FOCUS ? Math.max(0, at - 1) : at];
   }
 
   /** How many there are to choose from: the step applies once there is one. */
