@@ -101,6 +101,8 @@ interface Job {
   fault?: Fault;
   rateLimit: number;
   throttled: boolean;
+  /** A part of the suite only (`--grep`, or `--grep-invert` where `invert`): a slow style's baseline runs in two. */
+  part?: { grep: string; invert: boolean };
 }
 
 interface Done extends Job {
@@ -170,7 +172,7 @@ async function run(job: Job): Promise<Done> {
     // Verdicts are all this run reads: the conformance reporter alone. A MUST fault is caught by its first failing
     // test: the rest of the run would judge nothing more of it (a failed test also costs a fresh worker). Playwright
     // counts a failure towards --max-failures only once no retry is left: none is kept for it.
-    const args = ['test', '--reporter=dot,./src/report/conformance-reporter.ts', ...(job.fault?.level === 'must' ? ['--max-failures=1', '--retries=0'] : [])];
+    const args = ['test', '--reporter=dot,./src/report/conformance-reporter.ts', ...(job.fault?.level === 'must' ? ['--max-failures=1', '--retries=0'] : []), ...(job.part ? [job.part.invert ? '--grep-invert' : '--grep', job.part.grep] : [])];
     const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const take = (chunk: Buffer) => {
       output += chunk;
@@ -200,6 +202,43 @@ async function pool(jobs: Job[], limit: number, each: (done: Done) => void): Pro
   };
   await Promise.all(Array.from({ length: limit }, worker));
   return results;
+}
+
+/**
+ * A style that holds every answer runs its baseline in two parts, the model's rows and the rest, each against a
+ * server of its own, at once: a run's requests go one after the other (the test clock is shared), and the model's
+ * sequences alone are half of them.
+ */
+const MODEL_ROWS_TITLE = 'rules over sequences';
+
+/** A job, or the two parts of it where its style holds every answer (a baseline or a fault run alike). */
+function partsOf(job: Job): Job[] {
+  if (!SLOW_ANSWERS.has(job.style)) return [job];
+  return [
+    { ...job, part: { grep: MODEL_ROWS_TITLE, invert: true } },
+    { ...job, name: `${job.name}-model`, part: { grep: MODEL_ROWS_TITLE, invert: false } },
+  ];
+}
+
+const RANK: Record<RuleResult['verdict'], number> = { failed: 3, error: 2, passed: 1, skipped: 0 };
+
+/** The parts of one style's baseline as one run: each rule as the part that judged it, the worse where both did. */
+function mergeParts(parts: Done[]): Done {
+  if (parts.length === 1) return parts[0];
+  const reports = parts.map((part) => part.report);
+  const [first] = parts;
+  const merged = reports.every((report) => report !== undefined)
+    ? {
+        ...(reports[0] as ConformanceReport),
+        rules: (reports[0] as ConformanceReport).rules.map((rule) => {
+          const judged = reports.map((report) => report?.rules.find((other) => other.id === rule.id) ?? rule).filter((other) => other.tests.length > 0);
+          if (judged.length === 0) return rule;
+          const worst = judged.reduce((a, b) => (RANK[b.verdict] > RANK[a.verdict] ? b : a));
+          return { ...worst, tests: judged.flatMap((other) => other.tests), detail: judged.map((other) => other.detail).filter(Boolean).join('\n') };
+        }),
+      }
+    : undefined;
+  return { ...first, part: undefined, seconds: Math.max(...parts.map((part) => part.seconds)), exit: parts.find((part) => part.exit !== 0)?.exit ?? 0, report: merged, tail: parts.map((part) => part.tail).join(' / ') };
 }
 
 /** Where a baseline falls short: a MUST rule failed, in error or left unjudged for another reason than a missing setting. */
@@ -328,16 +367,18 @@ async function main(): Promise<void> {
   const print = (done: Done) => console.log(`  ${done.name}: exit ${done.exit}, ${done.seconds.toFixed(0)} s`);
   // Paced runs wait more than they compute (a quarter of a core each): twice as many at a time as there are cores,
   // beside the others, which compute: as many at a time as there are cores, the baselines first.
-  const jobs = [...baselineJobs, ...faultJobs];
+  const jobs = [...baselineJobs, ...faultJobs].flatMap(partsOf);
   const paced = jobs.filter((job) => job.rateLimit <= PACED || SLOW_ANSWERS.has(job.style));
   const [reference, runs] = await Promise.all([
     referenceVerdicts(referenceFile),
     Promise.all([pool(paced, 2 * parallel, print), pool(jobs.filter((job) => !paced.includes(job)), parallel, print)]).then((parts) => parts.flat()),
   ]);
-  const baselines = runs.filter((done) => !done.fault);
+  // Each job whole again: its parts, where it ran in two, merged.
+  const whole = [...baselineJobs, ...faultJobs].map((job) => mergeParts(runs.filter((done) => done.name === job.name || done.name === `${job.name}-model`)));
+  const baselines = whole.filter((done) => !done.fault);
   const problems = baselines.flatMap(baselineProblems);
   const baselineRows = baselines.map((done) => ({ style: done.style, seconds: Math.round(done.seconds), exit: done.exit, differences: done.report ? differences(done, reference) : [] }));
-  const kills = runs
+  const kills = whole
     .filter((done): done is Done & { fault: Fault } => done.fault !== undefined)
     .sort((x, y) => x.fault.id.localeCompare(y.fault.id))
     .map((done) => ({ ...done.fault, style: done.style, seconds: Math.round(done.seconds), ...outcomeOf(done.fault, done.report, baselines.find((b) => b.style === done.style)?.report) }));
