@@ -18,14 +18,16 @@ export function coverageMatrixSvg(records: readonly CoverageRecord[]): string | 
   const kinds = KINDS.filter((kind) => records.some((record) => record.kinds.includes(kind)));
   const parts: string[] = [];
   let y = 30;
-  const state = (kind: Kind, a: string, b: string): keyof typeof COLOURS => {
-    const event = [eventName(kind, [a as `${string}=${string}`, b as `${string}=${string}`]), eventName(kind, [b as `${string}=${string}`, a as `${string}=${string}`])];
-    if (event.some((name) => covered.has(name))) return 'covered';
-    return event.some((name) => name in figures.unreachable) ? 'unreachable' : 'missing';
+  type Class = `${string}=${string}`;
+  // A cell's state: one class alone (a kind of one dimension), or a pair in either order.
+  const state = (kind: Kind, classes: Class[]): keyof typeof COLOURS => {
+    const names = [eventName(kind, classes), eventName(kind, [...classes].reverse())];
+    if (names.some((name) => covered.has(name))) return 'covered';
+    return names.some((name) => name in figures.unreachable) ? 'unreachable' : 'missing';
   };
   for (const kind of kinds) {
     const dimensions = Object.entries(EVENTS[kind] as Record<string, readonly string[]>);
-    const classes = dimensions.flatMap(([dimension, values]) => values.map((value) => ({ dimension, name: `${dimension}=${value}` })));
+    const classes = dimensions.flatMap(([dimension, values]) => values.map((value) => ({ dimension, name: `${dimension}=${value}` as Class })));
     parts.push(`<text x="4" y="${y + 12}" font-weight="bold">${escape(kind)}</text>`);
     y += 18;
     for (const [row, a] of classes.entries()) {
@@ -35,7 +37,7 @@ export function coverageMatrixSvg(records: readonly CoverageRecord[]): string | 
         // One dimension: each class alone, on the diagonal; several: pairs of two dimensions off it.
         const single = dimensions.length === 1 && row === column;
         if (a.dimension === b.dimension && !single) continue;
-        const colour = COLOURS[single ? (covered.has(eventName(kind, [a.name as `${string}=${string}`])) ? 'covered' : eventName(kind, [a.name as `${string}=${string}`]) in figures.unreachable ? 'unreachable' : 'missing') : state(kind, a.name, b.name)];
+        const colour = COLOURS[state(kind, single ? [a.name] : [a.name, b.name])];
         parts.push(`<rect x="${x}" y="${y + row * CELL}" width="${CELL - 1}" height="${CELL - 1}" fill="${colour}"><title>${escape(`${kind}: ${a.name} & ${b.name}`)}</title></rect>`);
       }
     }
