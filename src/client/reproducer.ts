@@ -196,15 +196,20 @@ function safeDecode(text: string): string {
   }
 }
 
+/** A URL an answer offered, and its last path segment (where a slug would be). */
+type Offer = { take: Source['take']; url: string; last: string };
+
 /**
- * The earlier answer a URL was taken from: a URL it offered (in its JSON body or a Location header) that the request's
- * URL is, contains, or whose last path segment (a slug) it contains. The latest answer first.
+ * The URLs each answer offered (in its JSON body or a Location header), resolved, the fixed settings' URLs aside:
+ * each answer's parsed once, however many later requests look back at it.
  */
-function sourceOf(exchanges: readonly Exchange[], index: number, fixed: readonly string[]): Source | undefined {
-  const url = exchanges[index].url;
-  const offers = (j: number) => {
+function offersOf(exchanges: readonly Exchange[], fixed: readonly string[]): (index: number) => Offer[] {
+  const known = new Map<number, Offer[]>();
+  return (j) => {
+    const cached = known.get(j);
+    if (cached) return cached;
     const exchange = exchanges[j];
-    const found: { take: Source['take']; url: string }[] = [];
+    const found: Omit<Offer, 'last'>[] = [];
     const location = exchange.responseHeaders?.location;
     if (location) found.push({ take: { header: 'location' }, url: location });
     try {
@@ -212,16 +217,27 @@ function sourceOf(exchanges: readonly Exchange[], index: number, fixed: readonly
     } catch {
       // Not JSON: no URL taken from its body.
     }
-    return found
+    const offers = found
       .map((offer) => ({ ...offer, url: resolved(offer.url, exchange.url) }))
-      .filter((offer): offer is { take: Source['take']; url: string } => offer.url !== undefined && !fixed.some((base) => base.startsWith(offer.url as string)));
+      .filter((offer): offer is Omit<Offer, 'last'> => offer.url !== undefined && !fixed.some((base) => base.startsWith(offer.url as string)))
+      .map((offer) => ({ ...offer, last: lastSegment(offer.url) }));
+    known.set(j, offers);
+    return offers;
   };
+}
+
+/**
+ * The earlier answer a URL was taken from: a URL it offered that the request's URL is, contains, or whose last path
+ * segment (a slug) it contains. The latest answer first.
+ */
+function sourceOf(exchanges: readonly Exchange[], index: number, offers: (index: number) => Offer[]): Source | undefined {
+  const url = exchanges[index].url;
   const respelled = safeDecode(url).toLowerCase();
   for (const segment of [false, true]) {
     for (let j = index - 1; j >= 0; j--) {
       for (const offer of offers(j)) {
         // A slug or an id: long enough, with a digit, unlike the words of a path.
-        const part = segment ? lastSegment(offer.url) : offer.url;
+        const part = segment ? offer.last : offer.url;
         if (segment && !(part.length >= 8 && /\d/.test(part))) continue;
         for (const spelling of segment ? SPELLINGS : SPELLINGS.slice(0, 1)) {
           const at = url.indexOf(spelling.apply(part));
@@ -305,7 +321,7 @@ function curlOf(exchange: Exchange, index: number, fileDir: (part: number) => st
 function writeScript(dir: string, reproduction: Reproduction): void {
   const { exchanges, baseUrl, testClockUrl } = reproduction;
   const settings: [string, string][] = [...(testClockUrl ? [[testClockUrl, SETTINGS.testClockUrl.env] as [string, string]] : []), [baseUrl, SETTINGS.baseUrl.env]];
-  const fixed = settings.map(([value]) => value);
+  const offers = offersOf(exchanges, settings.map(([value]) => value));
   const needed = new Set<string>([SETTINGS.baseUrl.env]);
   const purposes = new Map(Object.values(SETTINGS).map((setting) => [setting.env as string, setting.purpose as string]));
   const body: string[] = [];
@@ -328,7 +344,7 @@ function writeScript(dir: string, reproduction: Reproduction): void {
     if (gap >= 5) body.push(`echo "waiting ${Math.round(gap)} s, as the test did"`, `sleep ${Math.round(gap)}`);
     body.push(`# ${index}. ${comment(exchange.label)}${exchange.traceId ? ` (trace ${exchange.traceId})` : ''}: answered ${exchange.status ?? comment(exchange.error ?? 'nothing')} in the test`);
     body.push(`echo ${quote(`${index}. ${exchange.label}`)}`);
-    const source = clock ? undefined : sourceOf(exchanges, index, fixed);
+    const source = clock ? undefined : sourceOf(exchanges, index, offers);
     const failing = exchange.judged?.filter((judged) => !judged.held) ?? [];
     const whatOf = (judgement: Judgement) => `${CHECK[judgement.expected]}${judgement.file ? ` ${judgement.file.name}` : ''}`;
     const uncheckable = (why: string) => [`  echo ${quote(`  not sent: ${why}`)}`, ...(failing.length > 0 ? [`  unchecked=$((unchecked + ${failing.length}))`] : [])];
