@@ -92,7 +92,9 @@ export const FAULTS = [
   { name: 'secure-absolute-form-public', rule: 'SECURE-PRIVATE-AFTER', breaks: 'still serves a private attachment anonymously to a request-target in absolute form (GET http://host/files/d/{slug})', policy: { publicAfterWindow: (request) => /^https?:\/\//i.test(request.originalUrl) } },
   { name: 'signed-url-anonymous', rule: 'SECURE-PRIVATE-AFTER', breaks: 'answers GET /files/d/{slug} without a token with a signed URL', policy: { anonymousSignedUrls: true } },
   { name: 'secure-head-shows-file', rule: 'SECURE-PRIVATE-HEAD', breaks: "answers an anonymous HEAD of a private attachment with the file's Content-Type and Content-Length", policy: { privateHeadShowsFile: true } },
-  { name: 'signed-scope-unchecked', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'gives a signed URL to any valid token', policy: { signedUrlChecksAccess: false } },
+  { name: 'signed-scope-unchecked', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'gives a signed URL to any valid token', policy: { signedUrlChecksAccess: () => false } },
+  // A check written where the scheme is matched as the documentation spells it (RFC 9110 §11.1 makes it case-insensitive), behind an authentication that is not.
+  { name: 'signed-scope-canonical-scheme-only', rule: 'SECURE-SCOPE-REQUIRED', breaks: "checks the token's scope and location only where the auth-scheme is written Bearer", policy: { signedUrlChecksAccess: (request) => /^Bearer /.test(String(request.headers.authorization ?? '')) } },
   { name: 'signed-grant-reused', rule: 'SECURE-SCOPE-REQUIRED', breaks: 'once a slug was signed for a files.readonly token, gives its signed URL to any valid token', policy: { signedGrantReused: true } },
   { name: 'signed-truncated-bytes', rule: 'SECURE-SIGNED-URL', breaks: 'serves the signed download without its last byte', policy: { signedDownloadRange: (file) => ({ start: 0, end: file.size - 2 }) } },
   { name: 'signed-scope-refused', rule: 'SECURE-SIGNED-URL', breaks: 'refuses a files.readonly token', policy: { issueSignedUrls: false } },

@@ -149,8 +149,8 @@ export interface Policy {
   /** Files older than this get no signed URL. */
   readonly signedUrlMaxAgeMs: number;
   readonly issueSignedUrls: boolean;
-  /** The token must hold files.readonly and reach the file's location. */
-  readonly signedUrlChecksAccess: boolean;
+  /** Whether the token must hold files.readonly and reach the file's location, for this request. */
+  readonly signedUrlChecksAccess: (request: { headers: Record<string, unknown> }) => boolean;
   /** A slug signed once is signed again without a check of the token: a grant cached by slug. */
   readonly signedGrantReused: boolean;
   /** The scopes whose operations take any location's token that holds them (tenant isolation). */
@@ -381,7 +381,7 @@ export const DEFAULT_POLICY: Policy = {
   privateHeadShowsFile: false,
   signedUrlMaxAgeMs: Number.POSITIVE_INFINITY,
   issueSignedUrls: true,
-  signedUrlChecksAccess: true,
+  signedUrlChecksAccess: () => true,
   signedGrantReused: false,
   anyLocationFor: new Set(),
   crashOnUnknownSlug: false,

@@ -5,7 +5,7 @@
 import { accepted, type Api } from '../src/client/api.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS as HOUR, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
 import { offeredUrls, slugOf, urlsByFile, urlsServing } from '../src/checks/discover.ts';
-import { anonymousLeaks, describeLeaks, routesShared } from '../src/checks/privacy.ts';
+import { anonymousLeaks, describeLeaks, routesShared, scopeFormRoutes } from '../src/checks/privacy.ts';
 import { describeCase } from '../src/checks/property.ts';
 import { REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
 import { AFTERWARDS, type Case, PAST_32_BIT_SECONDS } from '../src/contract/domains.ts';
@@ -170,6 +170,8 @@ test.describe('secure attachment lifecycle', () => {
         // Redacted: a failure prints the URL it received, and a signed one carries its signature.
         const leaked = (await urlsByFile(api, offeredUrls(reply), [file])).get(file.name);
         expect.soft(leaked && api.evidence.redact(leaked), `a URL offered to the token without files.readonly that serves the file, ${when}`).toBeUndefined();
+        // The scope is the resource's, whatever form of request HTTP lets a client write (a refusal of a form is no leak).
+        expect.soft(describeLeaks(await anonymousLeaks(api, url, file, scopeFormRoutes())), `GET /files/d/{slug} without files.readonly in the other forms HTTP permits, ${when}`).toEqual([]);
       },
     });
   });

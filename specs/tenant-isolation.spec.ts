@@ -2,12 +2,14 @@
 // location, holding every scope, reaches nothing of LOCATION_ID, and no token of LOCATION_ID, configured or exchanged,
 // reaches the other location. Each refusal is judged beside its control, the same request with the token of the
 // location it goes to.
-import type { Api, Auth, Fields, Reply } from '../src/client/api.ts';
+import { type Api, type Auth, type Fields, type Reply, serves } from '../src/client/api.ts';
 import type { Target, TargetId } from '../src/config/config.ts';
 import { offeredUrls, slugOf, urlsByFile } from '../src/checks/discover.ts';
 import type { RuleId } from '../src/contract/rules.ts';
 import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
 import { SETTINGS } from '../src/config/config.ts';
+import { getRequestForms } from '../src/contract/cases.ts';
+import { describeSpelling } from '../src/contract/spelling.ts';
 import { testFile } from '../src/files/test-file.ts';
 
 const FILE = testFile('tenant.pdf', 400);
@@ -121,5 +123,12 @@ test.describe('tenant isolation', () => {
     // Redacted: a failure prints the URL it received, and a signed one carries its signature.
     const leaked = (await urlsByFile(api, offeredUrls(foreign), [FILE])).get(FILE.name);
     expect.soft(leaked && api.evidence.redact(leaked), 'a URL offered to the foreign token that serves the file').toBeUndefined();
+    // The location is the resource's, whatever form of request HTTP lets a client write (a refusal of a form is no leak).
+    for (const form of getRequestForms()) {
+      const written = describeSpelling(form);
+      const reply = await api.signedUrlFor(`GET /files/d/{slug} with the foreign token, ${written}`, slug, 'foreignAccess', form);
+      const served = serves(reply, FILE) ? reply.url : (await urlsByFile(api, offeredUrls(reply), [FILE])).get(FILE.name);
+      expect.soft(served && api.evidence.redact(served), `a URL offered to the foreign token asking with ${written} that serves the file`).toBeUndefined();
+    }
   });
 });

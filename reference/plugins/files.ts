@@ -112,7 +112,7 @@ async function signedUrl(request: FastifyRequest<{ Params: { slug: string } }>, 
     if (ctx.policy.crashOnUnknownSlug) throw new Error(`no record for slug ${slug}`);
     throw notFound('no such file');
   }
-  if (ctx.policy.signedUrlChecksAccess && !(ctx.policy.signedGrantReused && ctx.signedSlugs.has(file.slug as string))) authorize(token, ctx, file.locationId, FILES_READONLY_SCOPE);
+  if (ctx.policy.signedUrlChecksAccess(request) && !(ctx.policy.signedGrantReused && ctx.signedSlugs.has(file.slug as string))) authorize(token, ctx, file.locationId, FILES_READONLY_SCOPE);
   if (ctx.clock.now() >= file.uploadedAt + ctx.policy.signedUrlMaxAgeMs) throw forbidden('this file is too old to download');
   return signedUrlOf(file, request, reply, ctx);
 }

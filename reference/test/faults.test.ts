@@ -192,6 +192,10 @@ const PROBES: Record<FaultName, Probe> = {
     return offered === undefined ? 'no URL' : (await fetchUrl(app, offered)).statusCode;
   },
   'signed-scope-unchecked': signedStatus(WORLD.tokens.noFilesScope),
+  'signed-scope-canonical-scheme-only': async (app) => {
+    const secure = await uploadedUrl(app, { fields: secureFields });
+    return (await fetchUrl(app, secure, { ...apiHeaders(), authorization: `bearer ${WORLD.tokens.noFilesScope}` })).statusCode;
+  },
   'signed-scope-refused': signedStatus(WORLD.tokens.filesReadonly),
   'signed-grant-reused': async (app) => {
     const { slug } = await signedUrl(app);

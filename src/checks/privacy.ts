@@ -3,8 +3,8 @@
 // offers, and reports each route that handed over the file's bytes. Every privacy check uses it.
 import { type Api, type Auth, type Reply, serves } from '../client/api.ts';
 import { fileRef, judge } from '../client/evidence.ts';
-import { loadTable } from '../contract/cases.ts';
-import type { Spelling } from '../contract/spelling.ts';
+import { getRequestForms, loadTable } from '../contract/cases.ts';
+import { describeSpelling, type Spelling } from '../contract/spelling.ts';
 import { offeredUrls, slugOf } from './discover.ts';
 import type { TestFile } from '../files/test-file.ts';
 
@@ -19,7 +19,18 @@ interface RouteCase {
   auth?: 'none' | 'unknown' | 'empty' | 'noFilesScope' | 'access';
 }
 
-export const anonymousRouteCases = () => loadTable<RouteCase>('anonymous-routes.json');
+/**
+ * The routes of specs/cases/anonymous-routes.json, then the API call with a token lacking files.readonly in each form
+ * of specs/cases/request-forms.json a GET can take: a server that checks the scope on one spelling of the request
+ * only hands the file to the others.
+ */
+export const anonymousRouteCases = (): RouteCase[] => [
+  ...loadTable<RouteCase>('anonymous-routes.json'),
+  ...getRequestForms().map((form): RouteCase => ({ route: `the API call GET /files/d/{slug} with a token lacking files.readonly, ${describeSpelling(form)}`, via: 'api', auth: 'noFilesScope', form })),
+];
+
+/** The API call with a token lacking files.readonly in the other forms a GET can take, by route name. */
+export const scopeFormRoutes = () => anonymousRouteCases().filter((row) => row.auth === 'noFilesScope' && row.form !== undefined).map((row) => row.route);
 
 /** The routes by name, read once: the file's URL as given first, then the others. */
 export const [AS_GIVEN, ...OTHER_ROUTES] = anonymousRouteCases().map((row) => row.route);
@@ -82,7 +93,7 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile, only
     const reply =
       row.via === 'url'
         ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers, spelling: row.form })
-        : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none']);
+        : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none'], row.form);
     if (served(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
     for (const offered of offeredUrls(reply)) {
       // A URL that cannot be reached from here (another host's documentation, say) served nothing.

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ALLOWED_EXTENSIONS, type ExtensionCategory } from './contract.ts';
 import type { RuleId } from './rules.ts';
-import type { Spelling } from './spelling.ts';
+import { bodiless, type Spelling } from './spelling.ts';
 import { describeErrors, type SchemaId, validatorFor } from './schemas.ts';
 
 export const CASES_DIR = fileURLToPath(new URL('../../specs/cases/', import.meta.url));
@@ -52,6 +52,12 @@ export interface RequestFormCase {
 }
 
 export const requestFormCases = () => loadTable<RequestFormCase>('request-forms.json');
+
+/** The forms of that table a GET can take (it has no body: its header names, auth-scheme, request-target), each once. */
+export function getRequestForms(): Spelling[] {
+  const forms = new Map(requestFormCases().filter((row) => bodiless(row.spelling)).map((row) => [JSON.stringify(row.spelling), row.spelling]));
+  return [...forms.values()];
+}
 
 export interface ExtensionCase {
   category: ExtensionCategory;

@@ -23,6 +23,10 @@ export interface Spelling {
   absoluteForm?: true;
 }
 
+/** What a request without a body (a GET of a file URL) can be written otherwise in: its header names, its auth-scheme, its request-target. */
+const BODILESS: readonly (keyof Spelling)[] = ['fieldNames', 'scheme', 'absoluteForm'];
+export const bodiless = (spelling: Spelling) => Object.keys(spelling).every((key) => BODILESS.includes(key as keyof Spelling));
+
 const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => `${dash}${letter.toUpperCase()}`);
 
 /** A header field name as the spelling writes it. */
