@@ -24,10 +24,12 @@ interface RouteCase {
  * of specs/cases/request-forms.json a GET can take: a server that checks the scope on one spelling of the request
  * only hands the file to the others.
  */
-export const anonymousRouteCases = (): RouteCase[] => [
+const ROUTES: readonly RouteCase[] = [
   ...loadTable<RouteCase>('anonymous-routes.json'),
   ...getRequestForms().map((form): RouteCase => ({ route: `the API call GET /files/d/{slug} with a token lacking files.readonly, ${describeSpelling(form)}`, via: 'api', auth: 'noFilesScope', form })),
 ];
+/** Read once: every privacy check of every file asks for them. */
+export const anonymousRouteCases = () => ROUTES;
 
 /** The API call with a token lacking files.readonly in the other forms a GET can take, by route name. */
 export const scopeFormRoutes = () => anonymousRouteCases().filter((row) => row.auth === 'noFilesScope' && row.form !== undefined).map((row) => row.route);
@@ -94,12 +96,19 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile, only
       row.via === 'url'
         ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers, spelling: row.form })
         : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none'], row.form);
-    if (served(reply, file)) leaks.push({ route: row.route, url: api.evidence.redact(reply.url), status: reply.status });
-    for (const offered of offeredUrls(reply)) {
-      // A URL that cannot be reached from here (another host's documentation, say) served nothing.
-      const read = await api.offered(`a URL offered by ${row.route}, read anonymously`, offered);
-      if (read !== undefined && served(read, file)) leaks.push({ route: `${row.route}, then the URL it offered`, url: api.evidence.redact(offered), status: read.status });
-    }
+    leaks.push(...(await leaksOf(api, row.route, reply, file)));
+  }
+  return leaks;
+}
+
+/** Whether an answer to `route` handed over the file's bytes, itself or by a URL it offered (read anonymously). */
+export async function leaksOf(api: Api, route: string, reply: Reply, file: TestFile): Promise<Leak[]> {
+  const leaks: Leak[] = [];
+  if (served(reply, file)) leaks.push({ route, url: api.evidence.redact(reply.url), status: reply.status });
+  for (const offered of offeredUrls(reply)) {
+    // A URL that cannot be reached from here (another host's documentation, say) served nothing.
+    const read = await api.offered(`a URL offered by ${route}, read anonymously`, offered);
+    if (read !== undefined && served(read, file)) leaks.push({ route: `${route}, then the URL it offered`, url: api.evidence.redact(offered), status: read.status });
   }
   return leaks;
 }
