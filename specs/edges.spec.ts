@@ -5,7 +5,7 @@
 import { accepted, type Api, type Reply } from '../src/client/api.ts';
 import { offeredUrls, slugOf, urlsServing } from '../src/checks/discover.ts';
 import { MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
-import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, test } from '../src/suite.ts';
+import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, sessionStarted, test } from '../src/suite.ts';
 import { type TestFile, testFile } from '../src/files/test-file.ts';
 
 /** More files than a location's store of 50 would keep, and more sessions than an agent's cache of 16. */
@@ -33,13 +33,6 @@ async function secureUpload(api: Api, file: TestFile): Promise<{ reply: Reply; s
   requireAccepted(reply, 'a secure upload to the email conversation', 'UPLOAD-ACCEPTED');
   const slug = offeredUrls(reply).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no URL of the form /files/d/{slug}');
   return { reply, slug };
-}
-
-/** The first message of a session and its executionId; none fails SESSION-START, and the test skips. */
-async function started(reply: Reply): Promise<string> {
-  requireAccepted(reply, 'the first message of a session', 'SESSION-START');
-  const id = (reply.json() as { executionId?: unknown } | undefined)?.executionId;
-  return typeof id === 'string' && id !== '' ? id : prerequisiteFailed('SESSION-START', 'the first reply of a session carried no executionId');
 }
 
 const executionIdOf = (reply: Reply) => (reply.json() as { executionId?: unknown } | undefined)?.executionId;
@@ -121,13 +114,13 @@ test.describe('edges, volume and steps at once', () => {
 
   test(...rule('SESSION-START', 'two first messages sent at once each start a session of their own'), async ({ api }) => {
     const [a, b] = await Promise.all([1, 2].map((n) => api.execute(`first message ${n} of two at once`)));
-    const [first, second] = [await started(a), await started(b)];
+    const [first, second] = [sessionStarted(await a), sessionStarted(await b)];
     expect(second, 'the executionId of the second session: a new session, not the first one').not.toBe(first);
   });
 
   test(...rule('SESSION-CONTINUE', `the first of ${SESSIONS_PAST_A_CACHE} sessions of an agent is still continued`), async ({ api, target }) => {
     const ids: string[] = [];
-    for (let n = 1; n <= SESSIONS_PAST_A_CACHE; n++) ids.push(await started(await api.execute(`first message of session ${n}`)));
+    for (let n = 1; n <= SESSIONS_PAST_A_CACHE; n++) ids.push(sessionStarted(await api.execute(`first message of session ${n}`)));
     // The oldest first, then one from the middle: a cache of the latest sessions has lost both.
     for (const n of [1, SESSIONS_PAST_A_CACHE / 2]) {
       const reply = await api.execute(`a continuation of session ${n}`, { body: { message: 'again', locationId: target.locationId, executionId: ids[n - 1] } });
@@ -139,7 +132,7 @@ test.describe('edges, volume and steps at once', () => {
   test(...rule('SESSION-CONTINUE', 'a session whose messages hold any Unicode text is continued in it'), async ({ api, target }) => {
     // Beyond the BMP (an emoji: a surrogate pair in UTF-16), right-to-left, combining marks, a NUL escape, a long line.
     const messages = ['Hello 👋🏽 from the suite 🧪', 'مرحبا — שלום', 'e\u0301 n\u0303 \u0000 tab\there', 'x'.repeat(4000)];
-    const id = await started(await api.execute('a first message of Unicode text', { body: { message: messages[0], locationId: target.locationId } }));
+    const id = sessionStarted(await api.execute('a first message of Unicode text', { body: { message: messages[0], locationId: target.locationId } }));
     for (const message of messages) {
       const reply = await api.execute(`a continuation with ${JSON.stringify(message.slice(0, 24))}`, { body: { message, locationId: target.locationId, executionId: id } });
       requireAccepted(reply, 'a continuation of a session', 'SESSION-CONTINUE');
@@ -151,7 +144,7 @@ test.describe('edges, volume and steps at once', () => {
     requireSettings(target, ['pit']);
     // Whether the execute endpoint takes a PIT is not shown (§5 item 8): its own first message is the control.
     requireControl(await api.execute('a first message with PIT_TOKEN (the control)', { auth: 'pit' }), 'a first message with PIT_TOKEN', 'not guaranteed');
-    const id = await started(await api.execute('a first message with ACCESS_TOKEN'));
+    const id = sessionStarted(await api.execute('a first message with ACCESS_TOKEN'));
     const reply = await api.execute('its continuation with PIT_TOKEN', { auth: 'pit', body: { message: 'again', locationId: target.locationId, executionId: id } });
     expect(reply, 'the continuation by another valid token of the location').toBeAcceptance();
     expect(executionIdOf(reply), 'the executionId of the continuation').toBe(id);

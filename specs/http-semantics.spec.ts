@@ -6,7 +6,7 @@ import { offeredUrls, slugOf, urlsServing } from '../src/checks/discover.ts';
 import { requestFormCases } from '../src/contract/cases.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS } from '../src/contract/contract.ts';
 import { describeSpelling } from '../src/contract/spelling.ts';
-import type { Api } from '../src/client/api.ts';
+import type { Api, Reply } from '../src/client/api.ts';
 import { expect, prerequisiteFailed, requireAccepted, requireControl, rule, test } from '../src/suite.ts';
 import { type TestFile, testFile } from '../src/files/test-file.ts';
 
@@ -16,18 +16,21 @@ import { type TestFile, testFile } from '../src/files/test-file.ts';
  */
 const URL_KINDS = ['upload URL', 'signed URL'] as const;
 
-/** A file uploaded just now and a URL of that kind serving it: a secure upload for the signed URL, asked for with files.readonly. */
-async function servedFile(api: Api, name: string, kind: (typeof URL_KINDS)[number]): Promise<{ file: TestFile; url: string }> {
+/**
+ * A file uploaded just now, the upload's answer, and a URL of that kind serving it: a secure upload for a secure
+ * upload URL and for the signed URL, asked for with files.readonly.
+ */
+async function servedFile(api: Api, name: string, kind: (typeof URL_KINDS)[number] | 'secure upload URL'): Promise<{ file: TestFile; url: string; reply: Reply }> {
   const file = testFile(name, 300);
-  const fields = kind === 'signed URL' ? api.uploadFields({ isSecureAttachment: 'true' }) : api.uploadFields();
+  const fields = kind === 'upload URL' ? api.uploadFields() : api.uploadFields({ isSecureAttachment: 'true' });
   const reply = await api.upload(`a valid upload of ${name}`, { fields, files: [file] });
   requireAccepted(reply, 'a valid upload', 'UPLOAD-ACCEPTED');
-  if (kind === 'upload URL') {
-    return { file, url: (await urlsServing(api, offeredUrls(reply), [file])).get(file.name) ?? prerequisiteFailed('UPLOAD-URL-PER-FILE', `no URL of the upload of ${name} served its bytes`) };
+  if (kind !== 'signed URL') {
+    return { file, reply, url: (await urlsServing(api, offeredUrls(reply), [file])).get(file.name) ?? prerequisiteFailed('UPLOAD-URL-PER-FILE', `no URL of the upload of ${name} served its bytes`) };
   }
   const slug = offeredUrls(reply).map(slugOf).find((found) => found !== undefined) ?? prerequisiteFailed('SECURE-URL-FORM', 'the secure upload offered no URL of the form /files/d/{slug}');
   const signed = await api.signedUrlFor('GET /files/d/{slug} with files.readonly', slug, 'filesReadonly');
-  return { file, url: (await urlsServing(api, offeredUrls(signed), [file])).get(file.name) ?? prerequisiteFailed('SECURE-SIGNED-URL', `no URL offered by GET /files/d/{slug} with files.readonly (${signed.status}) served the file`) };
+  return { file, reply, url: (await urlsServing(api, offeredUrls(signed), [file])).get(file.name) ?? prerequisiteFailed('SECURE-SIGNED-URL', `no URL offered by GET /files/d/{slug} with files.readonly (${signed.status}) served the file`) };
 }
 
 test.describe('HTTP semantics', () => {
@@ -79,10 +82,7 @@ test.describe('HTTP semantics', () => {
   }
 
   test(...rule('SECURE-NOT-CACHED', "a secure URL's answer in its hour lets no shared cache keep it past it"), async ({ api }) => {
-    const file = testFile('not-cached.pdf', 300);
-    const reply = await api.upload('a secure upload', { fields: api.uploadFields({ isSecureAttachment: 'true' }), files: [file] });
-    requireAccepted(reply, 'a secure upload to the email conversation', 'UPLOAD-ACCEPTED');
-    const url = (await urlsServing(api, offeredUrls(reply), [file])).get(file.name) ?? prerequisiteFailed('UPLOAD-URL-PER-FILE', 'no URL of the secure upload served its bytes');
+    const { url, reply } = await servedFile(api, 'not-cached.pdf', 'secure upload URL');
     const read = await api.anonymous('the secure URL, read anonymously in its hour', url);
     // The hour left by the server's own Date headers, whole seconds; without them, all of it.
     const elapsed = Math.max(0, (Date.parse(read.headers.date ?? '') - Date.parse(reply.headers.date ?? '')) / 1000) || 0;

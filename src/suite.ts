@@ -449,6 +449,13 @@ export function requireAccepted(reply: Reply, what: string, guaranteedBy: RuleId
   prerequisiteFailed(guaranteedBy, `${what} answered ${answer(reply)}`);
 }
 
+/** The executionId of a session's first reply; a refusal, or a reply without one, fails SESSION-START and the test skips. */
+export function sessionStarted(reply: Reply): string {
+  requireAccepted(reply, 'the first message of a session', 'SESSION-START');
+  const id = (reply.json() as { executionId?: unknown } | undefined)?.executionId;
+  return typeof id === 'string' && id !== '' ? id : prerequisiteFailed('SESSION-START', 'the first reply of a session carried no executionId');
+}
+
 /**
  * A refusal proves a rule only beside its control: the same request without the property under test, which must be
  * accepted. A control the contract guarantees (`guaranteedBy`) that is refused fails that rule, and the check is

@@ -59,6 +59,23 @@ export function getRequestForms(): Spelling[] {
   return [...forms.values()];
 }
 
+/**
+ * The upload forms of that table merged into `count` spellings, each form in one, the i-th in the (i mod count)-th
+ * where it writes nothing that spelling writes already (header names in Title-Case and in upper case go apart): the
+ * model's histories send each as one value of a dimension of their covering array, every form beside every value of
+ * the others at no extra row. A refusal names the merged form; the table's own rows pin it to one.
+ */
+export function mergedUploadForms(count: number): Spelling[] {
+  const merged: Spelling[] = Array.from({ length: count }, () => ({}));
+  for (const [i, { spelling }] of requestFormCases().filter((row) => row.operation === 'upload').entries()) {
+    const free = (group: Spelling) => Object.keys(spelling).every((key) => !(key in group));
+    const home = [...merged.slice(i % count), ...merged.slice(0, i % count)].find(free);
+    if (home) Object.assign(home, spelling);
+    else merged.push({ ...spelling });
+  }
+  return merged.filter((group) => Object.keys(group).length > 0);
+}
+
 export interface ExtensionCase {
   category: ExtensionCategory;
   extension: string;

@@ -22,7 +22,7 @@ const TURN = ['second', 'later'] as const;
  * A kind of one dimension is counted by its classes alone.
  */
 export const EVENTS = {
-  upload: { regime: REGIME, flag: ['absent', 'false', 'true'], files: ['one', 'several'], name: ['fresh', 'related'], bytes: ['fresh', 'equal'], location: ['own', 'other'], flight: FLIGHT },
+  upload: { regime: REGIME, flag: ['absent', 'false', 'true'], files: ['one', 'several'], name: ['fresh', 'related'], bytes: ['fresh', 'equal'], location: ['own', 'other'], form: ['own', 'other'], flight: FLIGHT },
   'refused upload': { regime: REGIME },
   read: { file: ['permanent', 'secure within its hour', 'secure after its hour'], history: ['never signed', 'signed'], twin: ['none', 'bytes of a file of the other kind'] },
   'signed URL': { file: ['secure within its hour', 'secure after its hour'], caller: ['filesReadonly', 'noFilesScope', 'foreignAccess'], history: ['not signed yet', 'signed before'] },

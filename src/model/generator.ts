@@ -11,6 +11,8 @@ import { pairwise } from './covering.ts';
 import { CUTOVER_EARLIEST, CUTOVER_LATEST } from '../time/server-clock.ts';
 import { ContinueStep, continueArbitrary, EverySessionStep, RefusedTurnStep, refusedTurnArbitrary, startArbitrary, StartStep } from './sessions.ts';
 import { type Kind, KINDS } from '../contract/sequences.ts';
+import { mergedUploadForms } from '../contract/cases.ts';
+import type { Spelling } from '../contract/spelling.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
 import { BEFORE_FOCUS, FOCUS, Step } from './step.ts';
 import { ExchangeStep, ForeignStep, EveryTokenStep } from './tokens.ts';
@@ -243,7 +245,8 @@ function everyState(kinds: readonly Kind[]): { before: fc.Arbitrary<Step>[]; aft
  * later one (before the change, each flag decides the kind), how the later's first file's name and bytes relate to the
  * earlier's, whether the later goes alone or at once with a sibling (the earlier's flag, the same relation), how many
  * files each holds (three and three at once pass the limit of one request together), and whether a copy of the later
- * goes to the other location too (in turn after it, or at once with both: three in flight).
+ * goes to the other location too (in turn after it, or at once with both: three in flight), and the form the later
+ * and its copy are written in (the suite's own, or others HTTP and multipart permit, request-forms.json).
  */
 export const HISTORY_DIMENSIONS = {
   regime: ['before the change', 'after the change'],
@@ -253,7 +256,11 @@ export const HISTORY_DIMENSIONS = {
   together: ['in turn', 'at once'],
   files: ['1', '3'],
   location: ['own', 'other'],
+  form: ['own', 'merged 1', 'merged 2'],
 } as const satisfies Record<string, readonly string[]>;
+
+/** The later upload's form: the suite's own, or one of the protocol's other forms merged into two (cases.ts): three values keep the array at its rows. */
+const historyForm = (value: (typeof HISTORY_DIMENSIONS.form)[number]): Spelling | undefined => (value === 'own' ? undefined : mergedUploadForms(2)[Number(value.slice(-1)) - 1]);
 
 /** The sessions the histories walk holds at its end, the oldest continued last (audit.ts): past what a small store keeps. */
 export const HISTORY_SESSIONS = 24;
@@ -279,9 +286,10 @@ export function historiesOf(can: Capabilities): Step[] {
         const [before, after] = row.flags.split('→') as [SecureFlag, SecureFlag];
         const relation = { name: row.name, bytes: row.bytes, earlier: FOCUS };
         const earlier = plainUpload({ flag: before, files: files(row.files) });
-        const later = plainUpload({ flag: after, files: files(row.files), relation });
+        const spelling = historyForm(row.form);
+        const later = plainUpload({ flag: after, files: files(row.files), relation, ...(spelling ? { spelling } : {}) });
         // The other location takes the later's copy besides, never in its place: each relation stays in the location.
-        const elsewhere = row.location === 'other' ? [plainUpload({ flag: after, files: files(row.files), relation, location: 'other' })] : [];
+        const elsewhere = row.location === 'other' ? [plainUpload({ flag: after, files: files(row.files), relation, location: 'other', ...(spelling ? { spelling } : {}) })] : [];
         if (row.together === 'in turn') return [earlier, later, new ReadStep(FOCUS), ...elsewhere];
         return [earlier, new ParallelStep([later, plainUpload({ flag: before, files: files(row.files), relation }), ...elsewhere]), new ReadStep(FOCUS)];
       });

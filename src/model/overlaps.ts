@@ -3,10 +3,16 @@
 import { Disagreement, type Model } from './model.ts';
 import { type Real, Step, CompositeStep } from './step.ts';
 
+/** Orders compared position by position, as numbers: the given order (ascending) sorts first whatever n is. */
+function byPositions(a: readonly number[], b: readonly number[]): number {
+  const at = a.findIndex((x, i) => x !== b[i]);
+  return at < 0 ? 0 : a[at] - b[at];
+}
+
 /** Every order of the indices 0..n-1, the given order first. */
 function ordersOf(n: number): number[][] {
   if (n <= 1) return [Array.from({ length: n }, (_, i) => i)];
-  return ordersOf(n - 1).flatMap((order) => Array.from({ length: n }, (_, at) => [...order.slice(0, at), n - 1, ...order.slice(at)])).sort((a, b) => a.join().localeCompare(b.join()));
+  return ordersOf(n - 1).flatMap((order) => Array.from({ length: n }, (_, at) => [...order.slice(0, at), n - 1, ...order.slice(at)])).sort(byPositions);
 }
 
 /** Any two or more steps in flight together. */

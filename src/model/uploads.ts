@@ -160,7 +160,7 @@ export class UploadStep extends Step {
     const name = named?.name ?? freshName(this.#number, 0, unicode, twin ? extensionOf(twin.file.name) : extension);
     const related = [`name: ${named ? nameRelation : 'fresh'}`, `bytes: ${twin ? 'equal' : 'fresh'}`] as const;
     const { spec } = this;
-    real.coverage.event('upload', { regime: regimeClass(model), flag: spec.flag, files: spec.files.length > 1 ? 'several' : 'one', name: named ? 'related' : 'fresh', bytes: twin ? 'equal' : 'fresh', location: spec.location });
+    real.coverage.event('upload', { regime: regimeClass(model), flag: spec.flag, files: spec.files.length > 1 ? 'several' : 'one', name: named ? 'related' : 'fresh', bytes: twin ? 'equal' : 'fresh', location: spec.location, form: spec.spelling ? 'other' : 'own' });
     this.#related = source ? ` (${related.join(', ')} of file ${source.label}, upload #${source.upload})` : '';
     // The earlier file's bytes as testFile() made them from a name and a size (knownTestFile), so a recording names them
     // again; the name keeps their type. Fresh bytes: a size of this upload's own range (modelFileSize).

@@ -13,6 +13,7 @@ import { type Level, RULES } from '../contract/rules.ts';
 import { annotatedContract, coverageLine, coverageOf } from '../contract/coverage.ts';
 import { type CoverageRecord, modelCoverageLine } from '../contract/sequences.ts';
 import { coverageMatrixSvg } from './model-coverage.ts';
+import { escapeXml, unescapeXml } from './xml.ts';
 import { writeContractPage } from './contract-page.ts';
 import {
   type Cause,
@@ -357,8 +358,6 @@ function writeWhole(file: string, text: string): void {
   renameSync(temporary, file);
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const unescapeXml = (text: string) => text.replace(/&(amp|lt|gt|quot|apos);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[name] ?? '');
 
 const LABEL: Record<Level, Record<Verdict, string>> = {
   MUST: { passed: 'pass', failed: 'FAIL', skipped: 'skip', error: 'ERROR' },

@@ -10,6 +10,7 @@ import { CONTRACT_PAGE, contractAnchor } from '../contract/contract.ts';
 import { type Annotated, annotatedContract, type ContractLine, coverageLine, coverageOf, REASON_LABEL, type Unit } from '../contract/coverage.ts';
 import type { Rule } from '../contract/rules.ts';
 import { type ConformanceReport, type RuleResult, summaryLine, type Verdict } from './verdicts.ts';
+import { escapeXml } from './xml.ts';
 
 /** A run's verdicts for the page, and where Playwright's HTML report is from the page's folder. */
 export interface PageRun {
@@ -17,7 +18,7 @@ export interface PageRun {
   htmlReport: string;
 }
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (text: string) => escapeXml(text).replace(/'/g, '&#39;');
 
 /** The page's word for a verdict: a failed SHOULD rule is a warning, an INFO rule that ran is an observation. */
 function verdictWord(level: Rule['level'], verdict: Verdict): string {

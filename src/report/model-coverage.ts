@@ -3,12 +3,11 @@
 // listed below). Attached to each model test (Playwright's HTML report, Allure) and written beside the reports for the
 // whole run (model-coverage.svg).
 import { type CoverageRecord, EVENTS, eventName, figuresOf, type Kind, KINDS } from '../contract/sequences.ts';
+import { escapeXml as escape } from './xml.ts';
 
 const CELL = 13;
 const LABEL = 250;
 const COLOURS = { covered: '#2e7d32', missing: '#c62828', unreachable: '#bdbdbd' } as const;
-
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** The picture of a union of coverage records, or undefined where there is none. */
 export function coverageMatrixSvg(records: readonly CoverageRecord[]): string | undefined {
@@ -43,15 +42,19 @@ export function coverageMatrixSvg(records: readonly CoverageRecord[]): string | 
     }
     y += classes.length * CELL + 12;
   }
+  // The widest listed line sets the width: some 6 px a character at this font size.
+  let widest = LABEL + CELL * 20;
   const listed = (title: string, lines: string[]) => {
     if (lines.length === 0) return;
     parts.push(`<text x="4" y="${(y += 18)}" font-weight="bold">${escape(title)}</text>`);
-    for (const line of lines) parts.push(`<text x="12" y="${(y += 15)}">${escape(line)}</text>`);
+    for (const line of lines) {
+      parts.push(`<text x="12" y="${(y += 15)}">${escape(line)}</text>`);
+      widest = Math.max(widest, 12 + 6 * line.length);
+    }
   };
   listed('Reachable, not sent:', figures.eventsMissing);
   listed('Unreachable:', Object.entries(figures.unreachable).map(([event, why]) => `${event}: ${why}`));
   const { events } = figures;
   const title = `Events: ${events.covered} of ${events.defined} reachable pairs of value classes sent (green), not sent (red), unreachable (grey)`;
-  const width = Math.max(LABEL + CELL * 20, ...parts.filter((part) => part.startsWith('<text x="12"')).map((part) => 12 + 6.2 * part.length * 0.75));
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(width)}" height="${y + 20}" font-family="sans-serif" font-size="11"><rect width="100%" height="100%" fill="white"/><text x="4" y="16" font-size="13">${escape(title)}</text>${parts.join('')}</svg>\n`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(widest)}" height="${y + 20}" font-family="sans-serif" font-size="11"><rect width="100%" height="100%" fill="white"/><text x="4" y="16" font-size="13">${escape(title)}</text>${parts.join('')}</svg>\n`;
 }

@@ -48,6 +48,15 @@ test('the draw: K faults from the seed, the same for the same seed; named ones w
   assert.throws(() => draw(all, 'all', 'x', styles, ['F99']), /F99 not among/);
 });
 
+test('a drawn sample puts at most one fault on a slow style (g), whatever the seed; --faults=all leaves the draw alone', () => {
+  const all = Array.from({ length: 90 }, (_, i) => fault('must', `F${String(i + 1).padStart(2, '0')}`));
+  const styles = ['a', 'c', 'd', 'e', 'f', 'g', 'h'];
+  const slow = (jobs: ReturnType<typeof draw>) => jobs.filter((job) => job.style === 'g').length;
+  for (let seed = 0; seed < 50; seed++) assert.ok(slow(draw(all, '12', String(seed), styles)) <= 1, `seed ${seed}`);
+  assert.ok(slow(draw(all, 'all', 'x', styles)) > 1);
+  assert.deepEqual(draw(all, '3', 'x', ['g']).map((job) => job.style), ['g', 'g', 'g']);
+});
+
 test('the options: seven styles by default, --throttled, --only, --reference; an unknown option or style is refused', () => {
   const parsed = parseArguments(['--only=F70,F83', '--throttled', '--reference=r.json', '--seed=s']);
   assert.deepEqual([parsed.styles, parsed.only, parsed.throttled, parsed.reference], [['a', 'c', 'd', 'e', 'f', 'g', 'h'], ['F70', 'F83'], true, 'r.json']);

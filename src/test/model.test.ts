@@ -186,6 +186,22 @@ describe('sequences judged by the model', () => {
     assert.deepEqual(run.failure?.sequence, ['mark', 'mark', 'check (SESSION-CONTINUE)']);
   });
 
+  test('a run past the time limit is waited for and ends there: none of its steps is sent once the sequences have returned', async () => {
+    let sent = 0;
+    class Slow extends Toy {
+      protected override async send(model: Model): Promise<boolean> {
+        sent += 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return super.send(model);
+      }
+    }
+    const run = await runSequences(drawn([fc.constant(new Slow('idle'))]), 'SESSION-CONTINUE', { ...options, runs: 1000, timeLimitMs: 50 }, setup);
+    const atReturn = sent;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(sent, atReturn, 'a step was sent after the sequences returned: a run left going would meet the next test on its server');
+    assert.ok(run.sequences < 1000 && atReturn <= 11 * run.sequences, `${run.sequences} sequences, ${atReturn} steps sent`);
+  });
+
   test('every drawn sequence ends with its closing step', async () => {
     const run = await runSequences(drawn([fc.constant(new Toy('idle'))], new Toy('refused')), 'SESSION-CONTINUE', { ...options, runs: 3 }, setup);
     assert.equal(run.notApplicable.length, 3, 'the closing step (here never applicable) once a sequence');
