@@ -11,6 +11,8 @@ export interface Session {
   readonly token: Token;
   turns: number;
   lastInteractionId?: string;
+  /** The contactId its first message named. */
+  readonly contactId?: string;
 }
 
 /** What every plugin of one server instance shares. */

@@ -116,6 +116,7 @@ export const FAULTS = [
   { name: 'session-not-continued', rule: 'SESSION-CONTINUE', breaks: 'starts a new session on every message', policy: { continueSessions: false } },
   { name: 'session-interaction-counted', rule: 'SESSION-INTERACTION-UNIQUE', breaks: 'numbers interactionIds per session, so sessions share them', policy: { interactionIdsPerSession: true } },
   { name: 'session-interaction-reused', rule: 'SESSION-INTERACTION-NEW', breaks: 'reuses the interactionId within a session', policy: { newInteractionOnTurn: () => false } },
+  { name: 'session-per-contact', rule: 'SESSION-START', breaks: "continues the agent's earlier session of a contact when a first message names that contactId", policy: { sessionPerContact: true } },
   { name: 'session-fixed-id', rule: 'SESSION-DISTINCT', breaks: 'gives every new session the same executionId', policy: { fixedExecutionId: 'exec-fixed' } },
   { name: 'session-unknown-accepted', rule: 'SESSION-UNKNOWN', breaks: 'starts a new session for an unknown executionId', policy: { rejectUnknownSessions: false } },
   { name: 'exec-field-missing', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out of the response', policy: { sendGenerativeOutputs: () => false } },

@@ -225,6 +225,8 @@ export interface Policy {
   readonly sessionBoundToToken: boolean;
   /** Every new session gets this executionId rather than a fresh one. */
   readonly fixedExecutionId?: string;
+  /** A first message naming a contactId continues the agent's earlier session of that contact: never, by §3. */
+  readonly sessionPerContact: boolean;
   /** Whether the exchange of this turn of a session (1, 2, …) gets a new interactionId rather than the previous one. */
   readonly newInteractionOnTurn: (turn: number) => boolean;
   /** interactionIds count the turns of a session (`int-1`, `int-2`…) instead of being unique. */
@@ -418,6 +420,7 @@ export const DEFAULT_POLICY: Policy = {
   rejectUnknownSessions: true,
   continueSessions: true,
   continuesLatestSession: false,
+  sessionPerContact: false,
   agentReplyMs: 0,
   forksSession: () => false,
   sessionBoundToToken: false,

@@ -101,8 +101,8 @@ interface Job {
   fault?: Fault;
   rateLimit: number;
   throttled: boolean;
-  /** A part of the suite only (`--grep`, or `--grep-invert` where `invert`): a slow style's baseline runs in two. */
-  part?: { grep: string; invert: boolean };
+  /** A part of the suite only (`--grep`, or `--grep-invert` where `invert`), of the job named `of`: a slow style's runs go in two. */
+  part?: { grep: string; invert: boolean; of: string };
 }
 
 interface Done extends Job {
@@ -111,6 +111,8 @@ interface Done extends Job {
   report?: ConformanceReport;
   /** The run's last lines, where it left no report. */
   tail: string;
+  /** Not run to its end: the other part of its MUST fault had caught the fault. */
+  stopped?: true;
 }
 
 /** A skip for want of a setting the server's world does not have: the one kind of unjudged a baseline may keep. */
@@ -142,7 +144,8 @@ async function startServer(job: Job, dir: string): Promise<{ baseUrl: string; st
   return { baseUrl: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
-async function run(job: Job): Promise<Done> {
+async function run(job: Job, stop: AbortSignal): Promise<Done> {
+  if (stop.aborted) return { ...job, seconds: 0, exit: null, tail: 'not run: the other part caught the fault', stopped: true };
   const dir = join(OUT, job.name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -181,13 +184,26 @@ async function run(job: Job): Promise<Done> {
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     child.on('close', done);
+    stop.addEventListener('abort', () => child.kill(), { once: true });
   });
   server.stop();
   file.end();
   const reportFile = join(dir, 'reports', 'conformance.json');
   const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as ConformanceReport) : undefined;
-  return { ...job, seconds: (Date.now() - started) / 1000, exit, report, tail: output.trim().split('\n').slice(-3).join(' / ') };
+  return { ...job, seconds: (Date.now() - started) / 1000, exit, report, tail: output.trim().split('\n').slice(-3).join(' / '), ...(stop.aborted ? { stopped: true as const } : {}) };
 }
+
+/**
+ * Each MUST fault's parts share a stop: the first to fail a MUST rule has caught the fault (a correct style fails
+ * none, baselineProblems), and the other part, running or not begun, has nothing left to show: it stops. So a MUST
+ * fault on a slow style costs the time of its part that catches it, not of both.
+ */
+const stops = new Map<string, AbortController>();
+const stopOf = (job: Job) => {
+  const key = job.part?.of ?? job.name;
+  if (!stops.has(key)) stops.set(key, new AbortController());
+  return stops.get(key) as AbortController;
+};
 
 /** Runs the jobs, `limit` at a time, in order. */
 async function pool(jobs: Job[], limit: number, each: (done: Done) => void): Promise<Done[]> {
@@ -195,7 +211,10 @@ async function pool(jobs: Job[], limit: number, each: (done: Done) => void): Pro
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
-      const done = await run(jobs[next++]);
+      const job = jobs[next++];
+      const stop = stopOf(job);
+      const done = await run(job, stop.signal);
+      if (job.part && job.fault?.level === 'must' && done.report?.rules.some((rule) => rule.level === 'MUST' && rule.verdict === 'failed')) stop.abort();
       each(done);
       results.push(done);
     }
@@ -215,16 +234,20 @@ const MODEL_ROWS_TITLE = 'rules over sequences';
 function partsOf(job: Job): Job[] {
   if (!SLOW_ANSWERS.has(job.style)) return [job];
   return [
-    { ...job, part: { grep: MODEL_ROWS_TITLE, invert: true } },
-    { ...job, name: `${job.name}-model`, part: { grep: MODEL_ROWS_TITLE, invert: false } },
+    { ...job, part: { grep: MODEL_ROWS_TITLE, invert: true, of: job.name } },
+    { ...job, name: `${job.name}-model`, part: { grep: MODEL_ROWS_TITLE, invert: false, of: job.name } },
   ];
 }
 
 const RANK: Record<RuleResult['verdict'], number> = { failed: 3, error: 2, passed: 1, skipped: 0 };
 
-/** The parts of one style's baseline as one run: each rule as the part that judged it, the worse where both did. */
-function mergeParts(parts: Done[]): Done {
-  if (parts.length === 1) return parts[0];
+/**
+ * The parts of one job as one run: each rule as the part that judged it, the worse where both did; a part stopped
+ * once the other caught its fault judged nothing.
+ */
+function mergeParts(all: Done[]): Done {
+  const parts = all.filter((part) => !part.stopped);
+  if (parts.length === 1) return { ...parts[0], name: parts[0].part?.of ?? parts[0].name, part: undefined };
   const reports = parts.map((part) => part.report);
   const [first] = parts;
   const merged = reports.every((report) => report !== undefined)
@@ -238,7 +261,7 @@ function mergeParts(parts: Done[]): Done {
         }),
       }
     : undefined;
-  return { ...first, part: undefined, seconds: Math.max(...parts.map((part) => part.seconds)), exit: parts.find((part) => part.exit !== 0)?.exit ?? 0, report: merged, tail: parts.map((part) => part.tail).join(' / ') };
+  return { ...first, name: first.part?.of ?? first.name, part: undefined, seconds: Math.max(...parts.map((part) => part.seconds)), exit: parts.find((part) => part.exit !== 0)?.exit ?? 0, report: merged, tail: parts.map((part) => part.tail).join(' / ') };
 }
 
 /** Where a baseline falls short: a MUST rule failed, in error or left unjudged for another reason than a missing setting. */
@@ -371,7 +394,7 @@ async function main(): Promise<void> {
   const again = only ? `--only=${only.join(',')}` : `--faults=${faultCount} --seed=${seed}`;
   const left = faultCount !== 'all' && !only ? `, the ${misses.size} known misses of scripts/independent-known-misses.tsv left out of the draw` : '';
   console.log(`Independent server: styles ${styles.join(', ')} (${pace}); ${faultJobs.length} of ${catalogue.length} faults (npm run independent -- ${again})${left}, ${parallel} at a time`);
-  const print = (done: Done) => console.log(`  ${done.name}: exit ${done.exit}, ${done.seconds.toFixed(0)} s`);
+  const print = (done: Done) => console.log(`  ${done.name}: ${done.stopped ? 'stopped, the other part having caught the fault' : `exit ${done.exit}`}, ${done.seconds.toFixed(0)} s`);
   // Paced runs wait more than they compute (a quarter of a core each): twice as many at a time as there are cores,
   // beside the others, which compute: as many at a time as there are cores, the baselines first.
   const jobs = [...baselineJobs, ...faultJobs].flatMap(partsOf);

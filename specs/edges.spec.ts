@@ -4,6 +4,7 @@
 // contract sets no limit a refusal is allowed (the test says so and skips); an acceptance binds.
 import { accepted, type Api, type Reply } from '../src/client/api.ts';
 import { offeredUrls, slugOf, urlsServing } from '../src/checks/discover.ts';
+import { EXECUTION_OPTIONAL_FIELDS } from '../src/checks/requests.ts';
 import { MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
 import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, sessionStarted, test } from '../src/suite.ts';
 import { type TestFile, testFile } from '../src/files/test-file.ts';
@@ -117,6 +118,21 @@ test.describe('edges, volume and steps at once', () => {
     const [first, second] = [sessionStarted(await a), sessionStarted(await b)];
     expect(second, 'the executionId of the second session: a new session, not the first one').not.toBe(first);
   });
+
+  // §3 starts a session with any request without executionId, whatever else it names: a server that keys sessions by
+  // the contact (or by any other part a first message sends) hands the second its first's session.
+  for (const row of EXECUTION_OPTIONAL_FIELDS.filter((field) => field.rule === 'EXEC-OPTIONAL-FIELDS')) {
+    test(...rule('SESSION-START', `a first message with the same ${row.field} as one before starts a new session`), async ({ api, target }) => {
+      const body = { message: `a first message with ${row.field}`, locationId: target.locationId, [row.field]: row.value(target) };
+      const ids: string[] = [];
+      for (const n of [1, 2]) {
+        const reply = await api.execute(`first message ${n} with the same ${row.field}`, { body });
+        requireAccepted(reply, `a first message with ${row.field}`, row.rule);
+        ids.push(sessionStarted(reply));
+      }
+      expect(ids[1], `the executionId of the second first message with the same ${row.field}: a new session, not the first one`).not.toBe(ids[0]);
+    });
+  }
 
   test(...rule('SESSION-CONTINUE', `the first of ${SESSIONS_PAST_A_CACHE} sessions of an agent is still continued`), async ({ api, target }) => {
     const ids: string[] = [];

@@ -142,7 +142,8 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context, turnOf: (sessi
   }
   if (request.query.source !== undefined && !ctx.policy.acceptSourceParam) throw badRequest('unknown parameter source');
 
-  const session = continueOrStart(executionId, agent.id, request.token as Token, ctx, turnOf);
+  const contactId = typeof request.body.contactId === 'string' ? request.body.contactId : undefined;
+  const session = continueOrStart(executionId, agent.id, request.token as Token, ctx, turnOf, contactId);
   session.turns += 1;
   const interactionId = ctx.policy.interactionIdsPerSession
     ? `int-${session.turns}`
@@ -167,8 +168,10 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context, turnOf: (sessi
 }
 
 /** §3: no executionId starts a session; a known one continues it. */
-function continueOrStart(executionId: string | undefined, agentId: string, token: Token, ctx: Context, turnOf: (session: Session) => ContinuedTurn): Session {
+function continueOrStart(executionId: string | undefined, agentId: string, token: Token, ctx: Context, turnOf: (session: Session) => ContinuedTurn, contactId?: string): Session {
   if (executionId === undefined && ctx.policy.requireExecutionId) throw badRequest('executionId is required');
+  const ofContact = executionId === undefined && contactId !== undefined && ctx.policy.sessionPerContact ? [...ctx.sessions.values()].find((s) => s.agentId === agentId && s.contactId === contactId) : undefined;
+  if (ofContact) return latestTurn(ofContact, ctx);
   const known = executionId === undefined ? undefined : ctx.sessions.get(executionId);
   if (executionId !== undefined && known?.agentId !== agentId && ctx.policy.rejectUnknownSessions) {
     throw new ApiError(404, 'unknown_session', `no session ${executionId} for agent ${agentId}`);
@@ -180,6 +183,7 @@ function continueOrStart(executionId: string | undefined, agentId: string, token
     agentId,
     token,
     turns: 0,
+    ...(contactId === undefined ? {} : { contactId }),
   };
   return latestTurn(session, ctx);
 }

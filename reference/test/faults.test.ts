@@ -241,6 +241,10 @@ const PROBES: Record<FaultName, Probe> = {
     const next = (await execute(app, { body: { message: 'again', locationId: WORLD.locationId, executionId: first.executionId } })).json();
     return first.interactionId === next.interactionId;
   },
+  'session-per-contact': async (app) => {
+    const body = { message: 'hi', locationId: WORLD.locationId, contactId: WORLD.contactId };
+    return (await execute(app, { body })).json().executionId === (await execute(app, { body })).json().executionId;
+  },
   'session-fixed-id': async (app) => (await execute(app)).json().executionId === (await execute(app)).json().executionId,
   'session-unknown-accepted': exec({ body: { message: 'hi', locationId: WORLD.locationId, executionId: 'exec-unknown' } }),
   'exec-field-missing': async (app) => validExecution((await execute(app)).json()),
