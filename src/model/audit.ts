@@ -2,6 +2,7 @@
 // moved on, after a later operation, so that damage a later step did to an older object shows whatever was drawn.
 import { CLOCK_SLACK_MS, type Model } from './model.ts';
 import { SECURE_PUBLIC_WINDOW_SECONDS } from '../contract/contract.ts';
+import { getRequestForms } from '../contract/cases.ts';
 import { ClockStep } from './clock.ts';
 import { ReadStep, SignedStep } from './files.ts';
 import { ParallelStep } from './overlaps.ts';
@@ -44,7 +45,10 @@ export class AuditStep extends StepsInTurn {
       const at = secure.findIndex((file) => Boolean(file.signed) === before);
       if (at >= 0) for (const caller of ['noFilesScope', 'foreignAccess'] as const) await this.part(new SignedStep(at, caller), model, real);
     }
-    await this.#together(model.secureFiles().map((_, i) => new SignedStep(i, 'filesReadonly')), model, real);
+    // Each in one of the forms a GET can take, in turn, the suite's own first: past the hour a server that refuses a
+    // form HTTP permits to the token that may have the file shows it (HTTP-REQUEST-FORMS), at no request more.
+    const forms = [undefined, ...getRequestForms()];
+    await this.#together(model.secureFiles().map((_, i) => new SignedStep(i, 'filesReadonly', forms[i % forms.length])), model, real);
     const continued = new SweepStep('continue every session by the token after its own', (state) => state.sessions, (index) => new ContinueStep(index, 1));
     if (continued.check(model)) await this.part(continued, model, real);
     await this.part(new ForeignStep(), model, real);
