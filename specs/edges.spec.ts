@@ -6,7 +6,7 @@ import { accepted, type Api, type Reply } from '../src/client/api.ts';
 import { offeredUrls, slugOf, urlsServing } from '../src/checks/discover.ts';
 import { EXECUTION_OPTIONAL_FIELDS } from '../src/checks/requests.ts';
 import { MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
-import { expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, sessionStarted, test } from '../src/suite.ts';
+import { atOnce, expect, prerequisiteFailed, requireAccepted, requireControl, requireSettings, rule, sessionStarted, test } from '../src/suite.ts';
 import { type TestFile, testFile } from '../src/files/test-file.ts';
 
 /** More files than a location's store of 50 would keep, and more sessions than an agent's cache of 16. */
@@ -61,7 +61,7 @@ test.describe('edges, volume and steps at once', () => {
     const files = [testFile('same-name.pdf', 300), testFile('same-name.pdf', 301)];
     const reply = await api.upload('an upload of two files of one name', { files });
     test.skip(!accepted(reply), `not applicable: two files of one name were refused (${reply.status}); the contract does not say names differ`);
-    const served = new Set((await Promise.all(offeredUrls(reply).map((url) => api.offered('a URL of the answer, read anonymously', url)))).flatMap((read) => (read && accepted(read) ? [read.body] : [])).map((body) => body.toString('base64')));
+    const served = new Set((await atOnce(offeredUrls(reply).map((url) => () => api.offered('a URL of the answer, read anonymously', url)))).flatMap((read) => (read && accepted(read) ? [read.body] : [])).map((body) => body.toString('base64')));
     const missing = files.filter((file) => !served.has(file.bytes.toString('base64'))).map((file) => `${file.name} (${file.bytes.length} bytes)`);
     expect(missing, 'the files of one name whose bytes no URL of the answer serves').toEqual([]);
   });
@@ -106,7 +106,7 @@ test.describe('edges, volume and steps at once', () => {
   test(...rule('UPLOAD-FILES-MAX', 'two uploads of three files sent at once are both accepted'), async ({ api }) => {
     // Five files at most per upload, not per location at a time: six in flight together are two valid uploads.
     const [first, second] = ['at-once-a', 'at-once-b'].map((stem) => Array.from({ length: 3 }, (_, i) => testFile(`${stem}-${i + 1}.pdf`, 350 + i)));
-    const replies = await Promise.all([first, second].map((files, i) => api.upload(`upload ${i + 1} of two at once`, { files })));
+    const replies = await atOnce([first, second].map((files, i) => () => api.upload(`upload ${i + 1} of two at once`, { files })));
     for (const [i, reply] of replies.entries()) expect.soft(reply, `upload ${i + 1} of two sent at once`).toBeAcceptance();
     for (const [i, reply] of replies.entries()) {
       if (accepted(reply)) expect.soft(await unserved(api, reply, [first, second][i]), `upload ${i + 1}: its files no URL of its answer serves`).toEqual([]);
@@ -114,8 +114,7 @@ test.describe('edges, volume and steps at once', () => {
   });
 
   test(...rule('SESSION-START', 'two first messages sent at once each start a session of their own'), async ({ api }) => {
-    const [a, b] = await Promise.all([1, 2].map((n) => api.execute(`first message ${n} of two at once`)));
-    const [first, second] = [sessionStarted(await a), sessionStarted(await b)];
+    const [first, second] = (await atOnce([1, 2].map((n) => () => api.execute(`first message ${n} of two at once`)))).map(sessionStarted);
     expect(second, 'the executionId of the second session: a new session, not the first one').not.toBe(first);
   });
 

@@ -449,6 +449,21 @@ export function requireAccepted(reply: Reply, what: string, guaranteedBy: RuleId
   prerequisiteFailed(guaranteedBy, `${what} answered ${answer(reply)}`);
 }
 
+/** Steps and requests at once overlap only against a live target. */
+const overlapping = (config: SuiteConfig) => config.mode === 'live';
+
+/**
+ * Requests in flight together against a live target; one after the other where the run is recorded or replayed:
+ * the answers to requests that overlap depend on which the server took first (an upload's slug, a session's id),
+ * and a fixture must be made again byte for byte. The model's steps at once go the same way (Real.overlap).
+ */
+export async function atOnce<T>(sends: readonly (() => Promise<T>)[]): Promise<T[]> {
+  if (overlapping(suiteConfig())) return Promise.all(sends.map((send) => send()));
+  const answers: T[] = [];
+  for (const send of sends) answers.push(await send());
+  return answers;
+}
+
 /** The executionId of a session's first reply; a refusal, or a reply without one, fails SESSION-START and the test skips. */
 export function sessionStarted(reply: Reply): string {
   requireAccepted(reply, 'the first message of a session', 'SESSION-START');
@@ -571,7 +586,7 @@ export async function forEverySequence(profile: ProfileName | WalkName, fixtures
     sequences += 1;
     // A deep run's progress: minutes of sequences, each line what they covered so far.
     if (depth.deep) process.stderr.write(`model: ${own}, sequence ${sequences}; ${modelCoverageLine([coverage.record()])}\n`);
-    return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [], overlap: config.mode === 'live', coverage } };
+    return { model: new Model(now, clock.movable, { label: 'ACCESS_TOKEN', auth: 'access' }), real: { api, clock, target, chain, log: [], overlap: overlapping(config), coverage } };
   };
   const walk = profile === 'every pair' || profile === 'at once' || profile === 'histories';
   const draw = walk ? { walk: walkOf(profile, can) } : { weighted: profileOf(profile, can), maxCommands: depth.deep ? 2 * MAX_OPERATIONS : MAX_OPERATIONS, closing: closingOf(profile, can) };
