@@ -45,7 +45,7 @@ export interface Leak {
 }
 
 /** The same resource as other servers and CDNs also spell it. */
-function respell(url: string, spelling: NonNullable<RouteCase['spelling']>, file: TestFile): string {
+function respell(url: string, spelling: NonNullable<RouteCase['spelling']>, file: TestFile, baseUrl: string): string {
   const parsed = new URL(url);
   const slug = slugOf(url);
   switch (spelling) {
@@ -59,9 +59,13 @@ function respell(url: string, spelling: NonNullable<RouteCase['spelling']>, file
       if (slug !== undefined) parsed.pathname = parsed.pathname.slice(0, -encodeURIComponent(slug).length) + [...slug].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
       break;
     case 'upper-case-path': {
-      // The route's letters, not the slug's (or the file's name): a server that finds them in any case still finds the file.
+      // The route's letters, not the slug's (or the file's name), nor those of BASE_URL's path where the URL lies below
+      // it: a gateway in front may hold to its prefix's case while the server behind finds the route in any case.
       const kept = slug === undefined ? (parsed.pathname.split('/').pop() ?? '') : encodeURIComponent(slug);
-      parsed.pathname = parsed.pathname.slice(0, parsed.pathname.length - kept.length).toUpperCase() + kept;
+      const base = new URL(baseUrl);
+      const basePath = base.pathname.replace(/\/$/, '');
+      const prefix = parsed.origin === base.origin && parsed.pathname.startsWith(`${basePath}/`) ? basePath : '';
+      parsed.pathname = prefix + parsed.pathname.slice(prefix.length, parsed.pathname.length - kept.length).toUpperCase() + kept;
       break;
     }
     case 'file-name':
@@ -94,7 +98,7 @@ export async function anonymousLeaks(api: Api, url: string, file: TestFile, only
     if (row.via === 'api' && slug === undefined) continue;
     const reply =
       row.via === 'url'
-        ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file) : url, { method: row.method, headers: row.headers, spelling: row.form })
+        ? await api.anonymous(`${row.route}, anonymously`, row.spelling ? respell(url, row.spelling, file, api.target.baseUrl) : url, { method: row.method, headers: row.headers, spelling: row.form })
         : await api.signedUrlFor(`${row.route}`, slug as string, API_AUTH[row.auth ?? 'none'], row.form);
     leaks.push(...(await leaksOf(api, row.route, reply, file)));
   }
