@@ -247,9 +247,10 @@ const RANK: Record<RuleResult['verdict'], number> = { failed: 3, error: 2, passe
  */
 function mergeParts(all: Done[]): Done {
   const parts = all.filter((part) => !part.stopped);
-  if (parts.length === 1) return { ...parts[0], name: parts[0].part?.of ?? parts[0].name, part: undefined };
-  const reports = parts.map((part) => part.report);
   const [first] = parts;
+  const whole = { ...first, name: first.part?.of ?? first.name, part: undefined };
+  if (parts.length === 1) return whole;
+  const reports = parts.map((part) => part.report);
   const merged = reports.every((report) => report !== undefined)
     ? {
         ...(reports[0] as ConformanceReport),
@@ -261,7 +262,7 @@ function mergeParts(all: Done[]): Done {
         }),
       }
     : undefined;
-  return { ...first, name: first.part?.of ?? first.name, part: undefined, seconds: Math.max(...parts.map((part) => part.seconds)), exit: parts.find((part) => part.exit !== 0)?.exit ?? 0, report: merged, tail: parts.map((part) => part.tail).join(' / ') };
+  return { ...whole, seconds: Math.max(...parts.map((part) => part.seconds)), exit: parts.find((part) => part.exit !== 0)?.exit ?? 0, report: merged, tail: parts.map((part) => part.tail).join(' / ') };
 }
 
 /** Where a baseline falls short: a MUST rule failed, in error or left unjudged for another reason than a missing setting. */

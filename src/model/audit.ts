@@ -11,6 +11,9 @@ import { type Real, type Step, StepsInTurn, SweepStep } from './step.ts';
 import { ForeignStep } from './tokens.ts';
 import { plainUpload } from './uploads.ts';
 
+/** The forms a GET can take (cases.ts), the suite's own first, read once: the final reads sign each secure file in one, in turn. */
+const SIGNED_FORMS = [undefined, ...getRequestForms()];
+
 /** How many final reads are in flight together. */
 const GROUP = 4;
 
@@ -47,8 +50,7 @@ export class AuditStep extends StepsInTurn {
     }
     // Each in one of the forms a GET can take, in turn, the suite's own first: past the hour a server that refuses a
     // form HTTP permits to the token that may have the file shows it (HTTP-REQUEST-FORMS), at no request more.
-    const forms = [undefined, ...getRequestForms()];
-    await this.#together(model.secureFiles().map((_, i) => new SignedStep(i, 'filesReadonly', forms[i % forms.length])), model, real);
+    await this.#together(model.secureFiles().map((_, i) => new SignedStep(i, 'filesReadonly', SIGNED_FORMS[i % SIGNED_FORMS.length])), model, real);
     const continued = new SweepStep('continue every session by the token after its own', (state) => state.sessions, (index) => new ContinueStep(index, 1));
     if (continued.check(model)) await this.part(continued, model, real);
     await this.part(new ForeignStep(), model, real);

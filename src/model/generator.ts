@@ -259,8 +259,12 @@ export const HISTORY_DIMENSIONS = {
   form: ['own', 'merged 1', 'merged 2'],
 } as const satisfies Record<string, readonly string[]>;
 
-/** The later upload's form: the suite's own, or one of the protocol's other forms merged into two (cases.ts): three values keep the array at its rows. */
-const historyForm = (value: (typeof HISTORY_DIMENSIONS.form)[number]): Spelling | undefined => (value === 'own' ? undefined : mergedUploadForms(2)[Number(value.slice(-1)) - 1]);
+/**
+ * The later upload's form, read once: the suite's own, or one of the protocol's other forms merged into as many as the
+ * dimension has other values (cases.ts; two: three values keep the array at its rows).
+ */
+const [MERGED_1, MERGED_2] = mergedUploadForms(HISTORY_DIMENSIONS.form.length - 1);
+const HISTORY_FORMS: Record<(typeof HISTORY_DIMENSIONS.form)[number], Spelling | undefined> = { own: undefined, 'merged 1': MERGED_1, 'merged 2': MERGED_2 };
 
 /** The sessions the histories walk holds at its end, the oldest continued last (audit.ts): past what a small store keeps. */
 export const HISTORY_SESSIONS = 24;
@@ -286,7 +290,7 @@ export function historiesOf(can: Capabilities): Step[] {
         const [before, after] = row.flags.split('→') as [SecureFlag, SecureFlag];
         const relation = { name: row.name, bytes: row.bytes, earlier: FOCUS };
         const earlier = plainUpload({ flag: before, files: files(row.files) });
-        const spelling = historyForm(row.form);
+        const spelling = HISTORY_FORMS[row.form];
         const later = plainUpload({ flag: after, files: files(row.files), relation, ...(spelling ? { spelling } : {}) });
         // The other location takes the later's copy besides, never in its place: each relation stays in the location.
         const elsewhere = row.location === 'other' ? [plainUpload({ flag: after, files: files(row.files), relation, location: 'other', ...(spelling ? { spelling } : {}) })] : [];
