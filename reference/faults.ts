@@ -117,7 +117,7 @@ export const FAULTS = [
   { name: 'session-interaction-counted', rule: 'SESSION-INTERACTION-UNIQUE', breaks: 'numbers interactionIds per session, so sessions share them', policy: { interactionIdsPerSession: true } },
   { name: 'session-interaction-reused', rule: 'SESSION-INTERACTION-NEW', breaks: 'reuses the interactionId within a session', policy: { newInteractionOnTurn: () => false } },
   { name: 'session-per-contact', rule: 'SESSION-START', breaks: "continues the agent's earlier session of a contact when a first message names that contactId", policy: { sessionPerContact: true } },
-  { name: 'session-fixed-id', rule: 'SESSION-DISTINCT', breaks: 'gives every new session the same executionId', policy: { fixedExecutionId: 'exec-fixed' } },
+  { name: 'session-fixed-id', rule: 'SESSION-START', breaks: 'gives every new session the same executionId', policy: { fixedExecutionId: 'exec-fixed' } },
   { name: 'session-unknown-accepted', rule: 'SESSION-UNKNOWN', breaks: 'starts a new session for an unknown executionId', policy: { rejectUnknownSessions: false } },
   { name: 'exec-field-missing', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'leaves generativeOutputs out of the response', policy: { sendGenerativeOutputs: () => false } },
   { name: 'exec-field-wrong-type', rule: 'EXEC-RESPONSE-SCHEMA', breaks: 'sends goalCompletion as a string', policy: { goalCompletion: 'false' } },

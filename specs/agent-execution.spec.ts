@@ -184,7 +184,7 @@ test.describe('agent execution', () => {
     expect(interactionIds, 'interactionIds of sessions A and B, in order').toEqual([...new Set(interactionIds)]);
   });
 
-  test(...rule('SESSION-DISTINCT', 'sessions started before and after a continuation get different executionIds'), async ({ api, target }) => {
+  test(...rule('SESSION-START', 'sessions started before and after a continuation get different executionIds'), async ({ api, target }) => {
     const first = await startSession(api, 'first message of session A');
     const second = await startSession(api, 'first message of session B');
     requireAccepted(await api.execute('a continuation of session A', { body: body(target, { executionId: first.executionId }) }), 'the continuation of a session', 'SESSION-CONTINUE');

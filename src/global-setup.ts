@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, replayNotice, suiteConfig } from './config/config.ts';
 import { describePreflight, keptStateToCheck, nothingToCheck, preflight, preflightPace } from './preflight/doctor.ts';
-import { describePace, describeRateShare, handOver, paceFile, rateShare } from './client/politeness.ts';
+import { describePace, describeRateShare, handOver, noneSent, paceFile, rateShare } from './client/politeness.ts';
 import { REPRODUCERS } from './client/reproducer.ts';
 import { referenceProblems } from './reference-server.ts';
 
@@ -31,7 +31,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   if (!playwright.shard) rmSync(join(config.reportsDir, REPRODUCERS), { recursive: true, force: true });
   // SKIP_PREFLIGHT=1 (CI's shards, after one preflight of their own) still asks whether the server holds what STATE_DIR
   // keeps of it, where it keeps some: a shard's state is its own, and a server reset since must not fail on it.
-  let sentBefore: number[] = [];
+  let sentBefore = noneSent();
   if (nothingToCheck(config) === undefined && (!config.skipPreflight || keptStateToCheck(config))) {
     // Before the workers start, the preflight may use the whole shard's budget; its requests count in their first window.
     const pace = preflightPace(config, share?.shard ?? config.rateLimit);

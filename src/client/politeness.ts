@@ -11,6 +11,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The window of the platform's rate limit: 100 requests per 10 s per app and location. */
 export const RATE_WINDOW_MS = 10_000;
 
+/**
+ * The two windows a request counts in, each kept to the ceiling. The platform's limit is per app and location: a GET
+ * or HEAD with no credential (a file's URL as handed out, a signed URL, a read with no token) names neither, and counts
+ * in a window of its own; every other request counts in the credentialed one, whichever token it carries, since the
+ * suite cannot tell which of the run's tokens share an app. A throttled answer in either slows both.
+ */
+export const BUCKETS = ['credentialed', 'anonymous'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+export const bucketOf = (method: string, headers: Record<string, string | undefined>): Bucket =>
+  (method === 'GET' || method === 'HEAD') && !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? 'anonymous' : 'credentialed';
+export type Sent = Record<Bucket, number[]>;
+export const noneSent = (): Sent => ({ credentialed: [], anonymous: [] });
+
 /** Requests per RATE_WINDOW_MS for each worker, and for the whole shard (`--shard=i/n`; else the whole run). */
 export interface RateShare {
   worker: number;
@@ -35,7 +48,7 @@ export function describeRateShare(rateLimit: number, share: RateShare, shard: { 
   const over = share.shard * shards > rateLimit ? `; more than RATE_LIMIT=${rateLimit} in all, since each worker sends at least 1` : '';
   const whole = shard === null ? 'this run' : `shard ${shard.current}/${shard.total}`;
   const shared = shard === null ? '' : ` shared by ${shards} shards`;
-  return `Rate limit: ${whole} sends at most ${share.shard} requests per ${RATE_WINDOW_MS / 1000} s (RATE_LIMIT=${rateLimit}${shared}), ${share.worker} per worker × ${workers}${over}`;
+  return `Rate limit: ${whole} sends at most ${share.shard} requests per ${RATE_WINDOW_MS / 1000} s (RATE_LIMIT=${rateLimit}${shared}), ${share.worker} per worker × ${workers}${over}; as many again of GETs with no credential (the files' URLs)`;
 }
 
 const MAX_WAIT_SECONDS = 60;
@@ -113,10 +126,10 @@ interface PaceState {
   throttles: number;
   lowest: number;
   /** When the requests of the run's setup (the preflight) were sent: the workers' windows start with them. */
-  handover: number[];
+  handover: Sent;
 }
 
-const FULL: PaceState = { pausedUntil: 0, factor: 1, since: 0, throttles: 0, lowest: 1, handover: [] };
+const FULL: PaceState = { pausedUntil: 0, factor: 1, since: 0, throttles: 0, lowest: 1, handover: noneSent() };
 
 /** Where the workers of one run (on one machine) share its pace: beside its reports, emptied by the global setup. */
 export const paceFile = (reportsDir: string) => join(reportsDir, 'pace.json');
@@ -127,20 +140,29 @@ export const paceFile = (reportsDir: string) => join(reportsDir, 'pace.json');
  */
 export const slotFile = (reportsDir: string, slot: number) => join(reportsDir, `pace-worker-${slot}.json`);
 
-function readSent(file: string | undefined): number[] {
-  if (file === undefined) return [];
+function readSent(file: string | undefined): Sent {
+  if (file === undefined) return noneSent();
   try {
-    const sent: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return Array.isArray(sent) ? sent.filter((at): at is number => typeof at === 'number') : [];
+    return sentOf(JSON.parse(readFileSync(file, 'utf8')));
   } catch {
-    return [];
+    return noneSent();
   }
+}
+
+/** Each window's instants, whatever a file held. */
+function sentOf(value: unknown): Sent {
+  const of = (bucket: Bucket) => {
+    const sent = (value as Partial<Record<Bucket, unknown>> | undefined)?.[bucket];
+    return Array.isArray(sent) ? sent.filter((at): at is number => typeof at === 'number') : [];
+  };
+  return { credentialed: of('credentialed'), anonymous: of('anonymous') };
 }
 
 /** The run's pace as the last worker left it, or undefined when no worker ever had to slow down. */
 export function readPace(file: string): PaceState | undefined {
   try {
-    return { ...FULL, ...(JSON.parse(readFileSync(file, 'utf8')) as Partial<PaceState>) };
+    const state = JSON.parse(readFileSync(file, 'utf8')) as Partial<PaceState>;
+    return { ...FULL, ...state, handover: sentOf(state.handover) };
   } catch {
     return undefined;
   }
@@ -150,9 +172,9 @@ export function readPace(file: string): PaceState | undefined {
  * Leaves a fresh pace for the workers, holding the setup's requests of the last window (`pace.recent()`): without them
  * the workers' first window would start empty, and the run would send the preflight's requests beyond RATE_LIMIT.
  */
-export function handOver(file: string, sent: readonly number[]): void {
+export function handOver(file: string, sent: Sent): void {
   rmSync(file, { force: true });
-  if (sent.length === 0) return;
+  if (BUCKETS.every((bucket) => sent[bucket].length === 0)) return;
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify({ ...FULL, handover: sent }));
 }
@@ -170,7 +192,7 @@ export function describePace(file: string, ceiling: number): string | undefined 
  * caps it (with a margin), and a pause it asks for holds every worker. Without a file, the pace is this worker's alone.
  */
 export class Pace {
-  #sent: number[];
+  #sent: Sent;
   /** Slots reserve() took that requests have not used yet. */
   #reserved = 0;
   #own: PaceState = { ...FULL };
@@ -184,18 +206,21 @@ export class Pace {
     /** This worker's slot (slotFile): what the worker before it in the slot sent, and what this one sends. */
     private readonly slot?: string,
   ) {
-    // This worker's share of the setup's requests still in the window: the newest, as many as its fraction of them.
+    // This worker's share of the setup's requests still in each window: the newest, as many as its fraction of them.
     const { handover } = this.#read();
     const now = Date.now();
-    const recent = handover.filter((at) => at > now - windowMs);
-    const inherited = readSent(slot).filter((at) => at > now - windowMs);
+    const inherited = readSent(slot);
     if (slot !== undefined) mkdirSync(dirname(slot), { recursive: true });
-    this.#sent = [...recent.slice(recent.length - Math.ceil(recent.length * fraction)), ...inherited].sort((a, b) => a - b);
+    this.#sent = noneSent();
+    for (const bucket of BUCKETS) {
+      const recent = handover[bucket].filter((at) => at > now - windowMs);
+      this.#sent[bucket] = [...recent.slice(recent.length - Math.ceil(recent.length * fraction)), ...inherited[bucket].filter((at) => at > now - windowMs)].sort((a, b) => a - b);
+    }
   }
 
-  /** When this pace's requests of the last window were sent. */
-  recent(now = Date.now()): number[] {
-    return this.#sent.filter((at) => at > now - this.windowMs);
+  /** When this pace's requests of the last window were sent, in each window. */
+  recent(now = Date.now()): Sent {
+    return { credentialed: this.#sent.credentialed.filter((at) => at > now - this.windowMs), anonymous: this.#sent.anonymous.filter((at) => at > now - this.windowMs) };
   }
 
   #read(): PaceState {
@@ -215,7 +240,7 @@ export class Pace {
     return Math.min(1, state.factor + (RECOVERY_PER_WINDOW * Math.max(0, now - state.since)) / this.windowMs);
   }
 
-  /** Requests this worker may send per window now. */
+  /** Requests this worker may send per window now, in each window. */
   limit(now = Date.now()): number {
     return this.#limitOf(this.#read(), now);
   }
@@ -224,27 +249,30 @@ export class Pace {
     return Math.max(1, Math.floor(this.ceiling * this.#factor(state, now)));
   }
 
-  /** Waits for a slot; returns how long it waited, in ms. A slot reserve() took goes first, at once. */
-  async acquire(): Promise<number> {
+  /** Waits for a slot in the request's window; returns how long it waited, in ms. A slot reserve() took goes first, at once. */
+  async acquire(bucket: Bucket = 'credentialed'): Promise<number> {
     if (this.#reserved > 0) {
       this.#reserved--;
       return 0;
     }
-    return this.#take(1);
+    return this.#take(1, bucket);
   }
 
   /**
-   * Takes `count` slots at once (at most a window's worth), so that the next `count` requests go out back to back:
-   * a test clock's move and the read it is for, with no wait of the pace between them. Returns the wait, in ms.
+   * Takes `count` slots at once (at most a window's worth) in both windows, so that the next `count` requests go out
+   * back to back whichever window they count in: a test clock's move and the read it is for, with no wait of the pace
+   * between them. The window they do not use counts them all the same, as if sent. Returns the wait, in ms.
    */
   async reserve(count: number): Promise<number> {
-    const waited = await this.#take(count);
-    this.#reserved = Math.min(count, this.#sent.length);
+    let waited = 0;
+    for (const bucket of BUCKETS) waited += await this.#take(count, bucket);
+    this.#reserved = Math.min(count, ...BUCKETS.map((bucket) => this.#sent[bucket].length));
     return waited;
   }
 
-  async #take(count: number): Promise<number> {
+  async #take(count: number, bucket: Bucket): Promise<number> {
     const started = Date.now();
+    const sent = this.#sent[bucket];
     for (;;) {
       const now = Date.now();
       const state = this.#read();
@@ -252,16 +280,16 @@ export class Pace {
         await sleep(state.pausedUntil - now);
         continue;
       }
-      while (this.#sent.length > 0 && this.#sent[0] <= now - this.windowMs) this.#sent.shift();
+      while (sent.length > 0 && sent[0] <= now - this.windowMs) sent.shift();
       // The state read above: the shared file once per request, not twice.
       const limit = this.#limitOf(state, now);
       const wanted = Math.min(count, limit);
-      if (this.#sent.length + wanted <= limit) {
-        for (let i = 0; i < wanted; i++) this.#sent.push(now);
+      if (sent.length + wanted <= limit) {
+        for (let i = 0; i < wanted; i++) sent.push(now);
         if (this.slot !== undefined) writeFileSync(this.slot, JSON.stringify(this.#sent));
         return now - started;
       }
-      await sleep(this.#sent[this.#sent.length + wanted - limit - 1] + this.windowMs - now);
+      await sleep(sent[sent.length + wanted - limit - 1] + this.windowMs - now);
     }
   }
 

@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import zlib from 'node:zlib';
 import { Evidence, type Exchange } from './evidence.ts';
-import { networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './politeness.ts';
+import { bucketOf, networkWaitSeconds, type Pace, sleep, throttleWaitSeconds } from './politeness.ts';
 import { describeForm, encodeForm, type FormPart } from './form.ts';
 import { type Interaction, type Masker, maskBody, type Replay, replayFile } from './recording.ts';
 import { redactUrl } from '../config/redact.ts';
@@ -178,7 +178,7 @@ export class Transport {
     // where the answer was a 503 (below).
     const idempotent = out.method !== 'POST' || out.idempotent === true;
     for (let attempt = 0; ; attempt++) {
-      const waited = out.unpaced ? 0 : ((await this.mode.limiter?.acquire()) ?? 0);
+      const waited = out.unpaced ? 0 : ((await this.mode.limiter?.acquire(bucketOf(out.method, out.headers))) ?? 0);
       if (waited > 0) this.mode.onWait?.(waited);
       let incoming: Incoming;
       try {

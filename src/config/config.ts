@@ -76,7 +76,7 @@ export const SETTINGS = {
   stateDir: { env: 'STATE_DIR', purpose: 'where a live run against a target without a test clock leaves the uploads of its clock rules, for a later run to judge once they have aged, and the digests of the refresh tokens a live run spent', default: '.conformance-state' },
   reportsDir: { env: 'REPORTS_DIR', purpose: 'where reports and test results are written', default: 'reports' },
   contractUrl: { env: 'CONTRACT_URL', purpose: "optional: the contract's address the reports link to, each rule at its section; Allure links only http(s) addresses (default: the contract's page in REPORTS_DIR, a file:// URL)" },
-  rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target (its test clock aside), all shards and workers together (the platform allows 100): a ceiling, the pace falls when the server throttles', default: '50' },
+  rateLimit: { env: 'RATE_LIMIT', purpose: 'requests per 10 s sent to a live target (its test clock aside), all shards and workers together (the platform allows 100 per app and location), and as many GETs with no credential: a ceiling, the pace falls when the server throttles', default: '50' },
   maxRetries: { env: 'MAX_RETRIES', purpose: 'retries of a throttled answer (429, or 503 with Retry-After; after its wait, at most 60 s) or of a network fault (reset, timeout, 502/503/504; a POST only when no byte of an answer came back)', default: '3' },
   productionHosts: { env: 'PRODUCTION_HOSTS', purpose: 'comma-separated hosts the suite refuses to target unless ALLOW_PRODUCTION=1', default: 'services.leadconnectorhq.com' },
   allowProduction: { env: 'ALLOW_PRODUCTION', purpose: '1 lets the suite run against a host of PRODUCTION_HOSTS', default: '0' },

@@ -100,13 +100,12 @@ export const RULES = [
   { id: 'EXEC-RESPONSE-SCHEMA', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'the execution response has all eleven fields with their types', quote: 'All fields are required. … success | boolean … executionId | string … interactionId | string … response | string … type | string … nextExpectedInput | string … goalCompletion | boolean … executionStatus | string … flowSwitch | boolean … attachments | array … generativeOutputs | array' },
   { id: 'EXEC-CONTENT-TYPE', level: 'MUST', area: 'Agent execution', section: '§4.3', title: 'the execution response is application/json', quote: 'Runs the agent and returns the full output as one non-streaming JSON document. … Response 200: application/json, fields of 2.4.' },
   { id: 'EXEC-SUCCESS', level: 'SHOULD', area: 'Agent execution', section: '§2.4', title: 'a successful execution reports success true', quote: 'success | boolean | Success status.' },
-  { id: 'SESSION-START', level: 'MUST', area: 'Agent execution', section: '§3', title: 'a message without executionId starts a session', quote: 'a session starts with a request without executionId; the reply carries an executionId' },
+  { id: 'SESSION-START', level: 'MUST', area: 'Agent execution', section: '§3', title: 'a message without executionId starts a session', quote: 'a session starts with a request without executionId; the reply carries an executionId; requests that send it continue that session' },
   { id: 'SESSION-CONTINUE', level: 'MUST', area: 'Agent execution', section: '§3, §2.3', title: 'sending executionId continues that session', quote: 'requests that send it continue that session' },
   { id: 'SESSION-INTERACTION-NEW', level: 'MUST', area: 'Agent execution', section: '§2.4', title: 'every exchange gets a new interactionId', quote: 'a new one for each exchange' },
   // Whether "new" reaches across sessions is a reading, not a sentence: a server that numbers each session's
   // exchanges from one still gives every exchange of a session a new id.
   { id: 'SESSION-INTERACTION-UNIQUE', level: 'SHOULD', area: 'Agent execution', section: '§2.4', title: 'no two sessions share an interactionId', quote: 'Identifier of one interaction' },
-  { id: 'SESSION-DISTINCT', level: 'SHOULD', area: 'Agent execution', section: '§3', title: 'two new sessions get different executionIds', quote: 'a session starts with a request without executionId' },
   // §3 binds a session to its executionId, not to the token that started it; a server may bind it for security: a warning.
   { id: 'SESSION-OTHER-TOKEN', level: 'SHOULD', area: 'Agent execution', section: '§3', title: 'a session is continued by another valid token of its location', quote: 'requests that send it continue that session' },
   { id: 'SESSION-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown executionId is refused', quote: 'send the value returned earlier to continue it' },

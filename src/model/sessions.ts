@@ -79,8 +79,8 @@ export class StartStep extends Step {
     expiredMayRefuse(model, caller, reply);
     refusalOf(model, reply, this.path, this.optional, what);
     const { executionId, interactionId } = exchangeOf(reply, this.path, what, caller.issuedBy ?? 'SESSION-START');
-    // SHOULD: noted, and the model goes on with the one session the server made of the two.
-    if (model.sessions.some((session) => session.executionId === executionId)) return model.note(new Disagreement('SESSION-DISTINCT', `a new session got executionId ${executionId}, which an earlier session of the run holds`));
+    // An earlier session's executionId names that session: the request continued it, and started none (§3).
+    if (model.sessions.some((session) => session.executionId === executionId)) throw new Disagreement('SESSION-START', `${what} got executionId ${executionId}, which an earlier session of the run holds: it started no session of its own`);
     model.expectNewInteraction(interactionId, what, executionId);
     model.sessions.push({ label: `S${model.sessions.length + 1}`, path: this.path, executionId, turns: 1, caller });
     model.focus.session = model.sessions.at(-1);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { listenReference } from '../../reference/listen.ts';
 import { loadConfig, readEnvironment } from '../config/config.ts';
-import { announcedLimit, describePace, describeRateShare, handOver, Pace, paceFile, rateShare, readPace, sleep, slotFile, throttleWaitSeconds } from '../client/politeness.ts';
+import { announcedLimit, bucketOf, describePace, describeRateShare, handOver, noneSent, Pace, paceFile, rateShare, readPace, sleep, slotFile, throttleWaitSeconds } from '../client/politeness.ts';
 import { Transport } from '../client/transport.ts';
 import { TEST_CLOCK_PATH } from '../../reference/plugins/test-clock.ts';
 import { ServerClock } from '../time/server-clock.ts';
@@ -21,7 +21,7 @@ test('the pace lets no more than its limit through in any window', async () => {
     await pace.acquire();
     // The instant the pace let it through, by its own record: a clock read after the await also counts how late a
     // busy machine resumed this test, which once put two grants 290 ms apart on the page (CI, 28 Nov).
-    times.push((pace.recent().at(-1) as number) - started);
+    times.push((pace.recent().credentialed.at(-1) as number) - started);
   }
   for (let i = 4; i < times.length; i++) assert.ok(times[i] - times[i - 4] >= 295, `requests ${i - 4} and ${i} were ${times[i] - times[i - 4]} ms apart`);
   assert.ok(times[9] >= 590 && times[9] < 1500, `10 requests at 4 per 300 ms took ${times[9]} ms`);
@@ -42,6 +42,23 @@ test('reserved slots go out back to back, within the limit, and are waited for o
   assert.ok(Date.now() - first >= 2 * window, `the request after the reserved ones waited for them to leave the window: they were counted (${Date.now() - first} ms)`);
 });
 
+// The platform's limit is per app and location: a GET with no credential names neither, and waits in a window of its own.
+test('a GET with no credential counts in a window of its own; every other request in the credentialed one', async () => {
+  assert.equal(bucketOf('GET', {}), 'anonymous');
+  assert.equal(bucketOf('HEAD', { accept: '*/*' }), 'anonymous');
+  assert.equal(bucketOf('GET', { AUTHORIZATION: 'bearer t' }), 'credentialed', 'a header name in any case');
+  assert.equal(bucketOf('POST', {}), 'credentialed', 'a token endpoint or an upload with no token still names an app');
+  const window = 3000;
+  const pace = new Pace(3, window, 1);
+  for (let i = 0; i < 3; i++) assert.equal(await pace.acquire('credentialed'), 0);
+  // The credentialed window is full: the anonymous one is not, and its requests go at once (a wait is 0 only where none was).
+  const first = Date.now();
+  for (let i = 0; i < 3; i++) assert.equal(await pace.acquire('anonymous'), 0, `anonymous request ${i + 1} did not wait`);
+  assert.deepEqual([pace.recent().credentialed.length, pace.recent().anonymous.length], [3, 3]);
+  await pace.acquire('anonymous');
+  assert.ok(Date.now() - first >= window - 50, `a fourth anonymous request waited for its own window (${Date.now() - first} ms)`);
+});
+
 test("the setup's requests count in the workers' first window, each worker its share of them", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pace-'));
   try {
@@ -53,14 +70,14 @@ test("the setup's requests count in the workers' first window, each worker its s
     handOver(paceFile(dir), setup.recent());
     // Two workers of 5 each: 3 of the setup's 6 requests in each one's window, 2 slots left before it slides.
     const workers = [new Pace(5, window, 0.5, paceFile(dir)), new Pace(5, window, 0.5, paceFile(dir))];
-    assert.deepEqual(workers.map((worker) => worker.recent().length), [3, 3]);
+    assert.deepEqual(workers.map((worker) => worker.recent().credentialed.length), [3, 3]);
     await Promise.all(workers.map(async (worker) => {
       for (let i = 0; i < 3; i++) await worker.acquire();
     }));
     assert.ok(Date.now() - first >= window, `each third request waited for the setup's to leave the window (${Date.now() - first} ms after the first)`);
     // Without a setup, no handover: a fresh pace.
-    handOver(paceFile(dir), []);
-    assert.equal(new Pace(5, window, 1, paceFile(dir)).recent().length, 0);
+    handOver(paceFile(dir), noneSent());
+    assert.equal(new Pace(5, window, 1, paceFile(dir)).recent().credentialed.length, 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -78,8 +95,8 @@ test("a worker that replaces another in its slot starts with that worker's reque
     const first = Date.now();
     for (let i = 0; i < 3; i++) await failed.acquire();
     const successor = new Pace(4, window, 0.5, paceFile(dir), slotFile(dir, 0));
-    assert.equal(successor.recent().length, 3);
-    assert.equal(new Pace(4, window, 0.5, paceFile(dir), slotFile(dir, 1)).recent().length, 0, 'another slot starts empty');
+    assert.equal(successor.recent().credentialed.length, 3);
+    assert.equal(new Pace(4, window, 0.5, paceFile(dir), slotFile(dir, 1)).recent().credentialed.length, 0, 'another slot starts empty');
     for (let i = 0; i < 2; i++) await successor.acquire();
     assert.ok(Date.now() - first >= window, `the successor's second request waited for the predecessor's first to leave the window (${Date.now() - first} ms after it)`);
   } finally {
@@ -124,10 +141,10 @@ test('a limit the server announces caps the pace, and a spent window pauses unti
 
 // The shards of a run cannot see each other: each keeps to its fraction of RATE_LIMIT, shared by its workers.
 const SHARES = [
-  { rateLimit: 50, shards: 1, workers: 2, worker: 25, shard: 50, line: 'Rate limit: this run sends at most 50 requests per 10 s (RATE_LIMIT=50), 25 per worker × 2' },
-  { rateLimit: 50, shards: 3, workers: 2, worker: 8, shard: 16, line: 'Rate limit: shard 2/3 sends at most 16 requests per 10 s (RATE_LIMIT=50 shared by 3 shards), 8 per worker × 2' },
-  { rateLimit: 50, shards: 3, workers: 1, worker: 16, shard: 16, line: 'Rate limit: shard 2/3 sends at most 16 requests per 10 s (RATE_LIMIT=50 shared by 3 shards), 16 per worker × 1' },
-  { rateLimit: 4, shards: 3, workers: 2, worker: 1, shard: 2, line: 'Rate limit: shard 2/3 sends at most 2 requests per 10 s (RATE_LIMIT=4 shared by 3 shards), 1 per worker × 2; more than RATE_LIMIT=4 in all, since each worker sends at least 1' },
+  { rateLimit: 50, shards: 1, workers: 2, worker: 25, shard: 50, line: 'Rate limit: this run sends at most 50 requests per 10 s (RATE_LIMIT=50), 25 per worker × 2; as many again of GETs with no credential (the files\' URLs)' },
+  { rateLimit: 50, shards: 3, workers: 2, worker: 8, shard: 16, line: 'Rate limit: shard 2/3 sends at most 16 requests per 10 s (RATE_LIMIT=50 shared by 3 shards), 8 per worker × 2; as many again of GETs with no credential (the files\' URLs)' },
+  { rateLimit: 50, shards: 3, workers: 1, worker: 16, shard: 16, line: 'Rate limit: shard 2/3 sends at most 16 requests per 10 s (RATE_LIMIT=50 shared by 3 shards), 16 per worker × 1; as many again of GETs with no credential (the files\' URLs)' },
+  { rateLimit: 4, shards: 3, workers: 2, worker: 1, shard: 2, line: 'Rate limit: shard 2/3 sends at most 2 requests per 10 s (RATE_LIMIT=4 shared by 3 shards), 1 per worker × 2; more than RATE_LIMIT=4 in all, since each worker sends at least 1; as many again of GETs with no credential (the files\' URLs)' },
 ];
 
 for (const { rateLimit, shards, workers, worker, shard, line } of SHARES) {
