@@ -40,6 +40,7 @@ export const FAULTS = [
   { name: 'upload-size-four-mib', rule: 'UPLOAD-SIZE-MAX', breaks: 'refuses files over 4 MiB', policy: { maxFileBytes: 4 * MIB } },
   { name: 'upload-size-first-file-only', rule: 'UPLOAD-SIZE-MAX', breaks: 'checks the size of the first file and cuts the others to 5 MiB', policy: { sizeCheckedFiles: 1 } },
   { name: 'upload-size-decimal', rule: 'UPLOAD-SIZE-UNIT', breaks: 'reads 5 MB as 5,000,000 bytes', policy: { maxFileBytes: MAX_FILE_BYTES_DECIMAL } },
+  { name: 'upload-body-cap', rule: 'UPLOAD-SIZE-MAX', breaks: 'holds the whole upload to 5 MiB, as a cap on the request body in front of it would: two files of 3 MB are refused', policy: { maxUploadBytes: 5 * MIB } },
   { name: 'upload-total-cap', rule: 'UPLOAD-SIZE-TOTAL', breaks: 'refuses uploads totalling more than 20 MiB', policy: { maxUploadBytes: 20 * MIB } },
   { name: 'upload-heic-refused', rule: 'UPLOAD-EXT-ALLOWED', breaks: 'refuses the allowed extension .heic', policy: { allowedExtensions: new Set([...ALLOWED_EXTENSION_SET].filter((extension) => extension !== 'heic')) } },
   { name: 'upload-ext-case-sensitive', rule: 'UPLOAD-EXT-CASE', breaks: 'refuses allowed extensions written in upper case', policy: { extensionsIgnoreCase: false } },

@@ -108,6 +108,7 @@ const PROBES: Record<FaultName, Probe> = {
   'upload-size-four-mib': uploadStatus({ files: [{ name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_DECIMAL) }] }),
   'upload-size-first-file-only': uploadStatus({ files: [...files(1), { name: 'big.pdf', bytes: bytesOf('big', MAX_FILE_BYTES_BINARY + 1) }] }),
   'upload-size-decimal': uploadStatus({ files: [{ name: 'mid.pdf', bytes: bytesOf('mid', MAX_FILE_BYTES_DECIMAL + 1) }] }),
+  'upload-body-cap': uploadStatus({ files: files(2, 3_000_000) }),
   'upload-total-cap': uploadStatus({ files: files(5, MAX_FILE_BYTES_BINARY) }),
   'upload-heic-refused': uploadStatus({ files: [{ name: 'photo.heic', bytes: bytesOf('heic', 10) }] }),
   'upload-ext-case-sensitive': uploadStatus({ files: [{ name: 'PHOTO.PNG', bytes: bytesOf('png', 10) }] }),
