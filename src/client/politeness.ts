@@ -22,7 +22,9 @@ export type Bucket = (typeof BUCKETS)[number];
 export const bucketOf = (method: string, headers: Record<string, string | undefined>): Bucket =>
   (method === 'GET' || method === 'HEAD') && !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? 'anonymous' : 'credentialed';
 export type Sent = Record<Bucket, number[]>;
-export const noneSent = (): Sent => ({ credentialed: [], anonymous: [] });
+/** Each window's instants, as `of` gives them. */
+const perBucket = (of: (bucket: Bucket) => number[]): Sent => Object.fromEntries(BUCKETS.map((bucket) => [bucket, of(bucket)])) as Sent;
+export const noneSent = (): Sent => perBucket(() => []);
 
 /** Requests per RATE_WINDOW_MS for each worker, and for the whole shard (`--shard=i/n`; else the whole run). */
 export interface RateShare {
@@ -150,19 +152,16 @@ function readSent(file: string | undefined): Sent {
 }
 
 /** Each window's instants, whatever a file held. */
-function sentOf(value: unknown): Sent {
-  const of = (bucket: Bucket) => {
+const sentOf = (value: unknown): Sent =>
+  perBucket((bucket) => {
     const sent = (value as Partial<Record<Bucket, unknown>> | undefined)?.[bucket];
     return Array.isArray(sent) ? sent.filter((at): at is number => typeof at === 'number') : [];
-  };
-  return { credentialed: of('credentialed'), anonymous: of('anonymous') };
-}
+  });
 
 /** The run's pace as the last worker left it, or undefined when no worker ever had to slow down. */
 export function readPace(file: string): PaceState | undefined {
   try {
-    const state = JSON.parse(readFileSync(file, 'utf8')) as Partial<PaceState>;
-    return { ...FULL, ...state, handover: sentOf(state.handover) };
+    return { ...FULL, ...(JSON.parse(readFileSync(file, 'utf8')) as Partial<PaceState>) };
   } catch {
     return undefined;
   }
@@ -207,20 +206,20 @@ export class Pace {
     private readonly slot?: string,
   ) {
     // This worker's share of the setup's requests still in each window: the newest, as many as its fraction of them.
-    const { handover } = this.#read();
+    // Checked here, once: the shared file is read at every request, and only this reads its handover.
+    const handover = sentOf(this.#read().handover);
     const now = Date.now();
     const inherited = readSent(slot);
     if (slot !== undefined) mkdirSync(dirname(slot), { recursive: true });
-    this.#sent = noneSent();
-    for (const bucket of BUCKETS) {
+    this.#sent = perBucket((bucket) => {
       const recent = handover[bucket].filter((at) => at > now - windowMs);
-      this.#sent[bucket] = [...recent.slice(recent.length - Math.ceil(recent.length * fraction)), ...inherited[bucket].filter((at) => at > now - windowMs)].sort((a, b) => a - b);
-    }
+      return [...recent.slice(recent.length - Math.ceil(recent.length * fraction)), ...inherited[bucket].filter((at) => at > now - windowMs)].sort((a, b) => a - b);
+    });
   }
 
   /** When this pace's requests of the last window were sent, in each window. */
   recent(now = Date.now()): Sent {
-    return { credentialed: this.#sent.credentialed.filter((at) => at > now - this.windowMs), anonymous: this.#sent.anonymous.filter((at) => at > now - this.windowMs) };
+    return perBucket((bucket) => this.#sent[bucket].filter((at) => at > now - this.windowMs));
   }
 
   #read(): PaceState {
