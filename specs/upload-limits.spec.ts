@@ -6,7 +6,7 @@ import { accepted, type Api } from '../src/client/api.ts';
 import { indexOf, REGIME_INSTANTS, uploadFieldsOf, uploadFilesOf, uploadSpace } from '../src/checks/requests.ts';
 import { describeCase } from '../src/checks/property.ts';
 import { allowedExtensionCases, uploadLimitCases } from '../src/contract/cases.ts';
-import { MAX_FILE_BYTES_BINARY, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
+import { MAX_FILE_BYTES_BINARY, MAX_FILE_BYTES_DECIMAL, MAX_FILES_PER_UPLOAD } from '../src/contract/contract.ts';
 import type { Case, PropertyRule } from '../src/contract/domains.ts';
 import { variedOf } from '../src/contract/generate.ts';
 import type { TestFile } from '../src/files/test-file.ts';
@@ -19,6 +19,21 @@ interface LimitProperty {
   statement: string;
   within: (request: Case) => TestFile[];
   over: (request: Case) => TestFile[];
+  /**
+   * Where `within` is itself at an edge of the limit: what it is, and the same upload with small files, sent only
+   * where `within` is refused. Small files accepted, the refusal of `within` breaks the rule; refused, it proves nothing.
+   */
+  edge?: { what: string; small: (request: Case) => TestFile[] };
+}
+
+/** The control of the size limit: the file in its place at 5,000,000 bytes, and beside it one that takes the upload past 5 MiB in all. */
+function atSizeLimit(request: Case): TestFile[] {
+  const count = Number(request.count);
+  const at = indexOf(request, count);
+  const files = uploadFilesOf(request, 'size', count, { index: at, bytes: MAX_FILE_BYTES_DECIMAL });
+  const beside = (at + 1) % count;
+  if (count > 1) files[beside] = testFile(files[beside].name, MAX_FILE_BYTES_BINARY - MAX_FILE_BYTES_DECIMAL + 1024);
+  return files;
 }
 
 const LIMIT_PROPERTIES: LimitProperty[] = [
@@ -37,8 +52,14 @@ const LIMIT_PROPERTIES: LimitProperty[] = [
   {
     rule: 'UPLOAD-SIZE-MAX',
     statement: 'a file over 5 MiB is refused in every kind of upload and every place',
-    within: (request) => uploadFilesOf(request, 'size', Number(request.count), { index: indexOf(request, Number(request.count)), bytes: 1024 }),
+    // The control judges too: a 5 MB file is accepted in every kind and place, and the limit is each file's (§8), not
+    // the request's (a proxy's body limit at that figure), at no request more.
+    within: atSizeLimit,
     over: (request) => uploadFilesOf(request, 'size', Number(request.count), { index: indexOf(request, Number(request.count)), bytes: MAX_FILE_BYTES_BINARY + 1 }),
+    edge: {
+      what: 'each file within 5 MB, the one in its place of 5,000,000 bytes, and where there are two or more, together past 5 MiB',
+      small: (request) => uploadFilesOf(request, 'size', Number(request.count), { index: indexOf(request, Number(request.count)), bytes: 1024 }),
+    },
   },
 ];
 
@@ -48,6 +69,9 @@ async function limitHolds(api: Api, moveTo: (iso: string) => Promise<void>, prop
   const fields = uploadFieldsOf(api, request);
   const control = await api.upload(`${label}, within the limit (the control)`, { fields, files: property.within(request) });
   if (!accepted(control)) {
+    if (property.edge && accepted(await api.upload(`${label}, with small files (the control of the control)`, { fields, files: property.edge.small(request) }))) {
+      expect(control, `${property.statement}: ${label}: the upload with ${property.edge.what} was refused, and the same upload with small files accepted`).toBeAcceptance();
+    }
     // The contract shows no rule on names beyond their extension: a refusal of another form of name proves nothing.
     if (request.nameForm !== 'plain') return { notApplicable: `the upload within the limit with names of the form "${request.nameForm}" answered ${control.status}` };
     return { refusedControl: control, what: 'the same upload within the limit', guaranteedBy: 'UPLOAD-ACCEPTED' as const };

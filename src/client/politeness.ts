@@ -192,8 +192,8 @@ export function describePace(file: string, ceiling: number): string | undefined 
  */
 export class Pace {
   #sent: Sent;
-  /** Slots reserve() took that requests have not used yet. */
-  #reserved = 0;
+  /** The instants of the slots reserve() took in each window that requests have not used yet. */
+  #reserved: Sent = noneSent();
   #own: PaceState = { ...FULL };
 
   constructor(
@@ -248,28 +248,42 @@ export class Pace {
     return Math.max(1, Math.floor(this.ceiling * this.#factor(state, now)));
   }
 
-  /** Waits for a slot in the request's window; returns how long it waited, in ms. A slot reserve() took goes first, at once. */
+  /**
+   * Waits for a slot in the request's window; returns how long it waited, in ms. A slot reserve() took goes first, at
+   * once, and the one it took in the other window is given back: the request counts in its own window only.
+   */
   async acquire(bucket: Bucket = 'credentialed'): Promise<number> {
-    if (this.#reserved > 0) {
-      this.#reserved--;
+    if (this.#reserved[bucket].length > 0) {
+      for (const other of BUCKETS) {
+        const at = this.#reserved[other].shift() as number;
+        const given = this.#sent[other].lastIndexOf(at);
+        if (other !== bucket && given >= 0) this.#sent[other].splice(given, 1);
+      }
       return 0;
     }
-    return this.#take(1, bucket);
+    return (await this.#take(1, bucket)).waited;
   }
 
   /**
    * Takes `count` slots at once (at most a window's worth) in both windows, so that the next `count` requests go out
    * back to back whichever window they count in: a test clock's move and the read it is for, with no wait of the pace
-   * between them. The window they do not use counts them all the same, as if sent. Returns the wait, in ms.
+   * between them. Each request then gives back the slot of the window it does not count in. Returns the wait, in ms.
    */
   async reserve(count: number): Promise<number> {
     let waited = 0;
-    for (const bucket of BUCKETS) waited += await this.#take(count, bucket);
-    this.#reserved = Math.min(count, ...BUCKETS.map((bucket) => this.#sent[bucket].length));
+    const taken = noneSent();
+    for (const bucket of BUCKETS) {
+      const take = await this.#take(count, bucket);
+      waited += take.waited;
+      taken[bucket] = Array.from({ length: take.slots }, () => take.at);
+    }
+    const slots = Math.min(...BUCKETS.map((bucket) => taken[bucket].length));
+    this.#reserved = perBucket((bucket) => taken[bucket].slice(0, slots));
     return waited;
   }
 
-  async #take(count: number, bucket: Bucket): Promise<number> {
+  /** Takes min(count, limit) slots in one window, all at one instant, once they are free. */
+  async #take(count: number, bucket: Bucket): Promise<{ waited: number; at: number; slots: number }> {
     const started = Date.now();
     const sent = this.#sent[bucket];
     for (;;) {
@@ -286,7 +300,7 @@ export class Pace {
       if (sent.length + wanted <= limit) {
         for (let i = 0; i < wanted; i++) sent.push(now);
         if (this.slot !== undefined) writeFileSync(this.slot, JSON.stringify(this.#sent));
-        return now - started;
+        return { waited: now - started, at: now, slots: wanted };
       }
       await sleep(sent[sent.length + wanted - limit - 1] + this.windowMs - now);
     }

@@ -40,6 +40,13 @@ test('reserved slots go out back to back, within the limit, and are waited for o
   for (let i = 0; i < 4; i++) assert.equal(await pace.acquire(), 0, `reserved request ${i + 1} did not wait`);
   await pace.acquire();
   assert.ok(Date.now() - first >= 2 * window, `the request after the reserved ones waited for them to leave the window: they were counted (${Date.now() - first} ms)`);
+  // A reserved slot is taken in both windows, and given back in the one its request does not count in.
+  const fresh = new Pace(4, 60_000, 1);
+  await fresh.reserve(2);
+  assert.deepEqual([fresh.recent().credentialed.length, fresh.recent().anonymous.length], [2, 2]);
+  await fresh.acquire('anonymous');
+  await fresh.acquire('credentialed');
+  assert.deepEqual([fresh.recent().credentialed.length, fresh.recent().anonymous.length], [1, 1], 'each reserved request counts in its own window only');
 });
 
 // The platform's limit is per app and location: a GET with no credential names neither, and waits in a window of its own.
