@@ -135,7 +135,9 @@ export const FAULTS = [
   { name: 'exec-input-variables-refused', rule: 'EXEC-OPTIONAL-FIELDS', breaks: 'refuses the documented field inputVariables as unknown', policy: { refusedFields: new Set(['inputVariables']) } },
   { name: 'body-wrong-type-500', rule: 'BODY-WRONG-TYPE', breaks: 'trims message before validating it, so a number crashes it with a 500', policy: { trimMessageUnchecked: true } },
   { name: 'body-empty-runs', rule: 'BODY-EMPTY', breaks: "runs an empty execution body with a blank message for the token's location", policy: { fillEmptyExecution: true } },
-  { name: 'agent-source-refused', rule: 'AGENT-SOURCE', breaks: 'refuses the source query parameter', policy: { acceptSourceParam: false } },
+  { name: 'permanent-name-unescaped', rule: 'UPLOAD-URL-PER-FILE', breaks: "writes a file's name into its permanent URL with encodeURI, which leaves '#', '?', '&' and '+' as they are, and serves a permanent URL only under its file's name: a name with '#' or '?' gets a URL that reaches no file", policy: { nameInUrl: encodeURI, permanentNameChecked: true } },
+  { name: 'agent-source-refused', rule: 'AGENT-SOURCE', breaks: 'refuses the source query parameter', policy: { sourceAccepted: () => false } },
+  { name: 'agent-source-internal-refused', rule: 'AGENT-SOURCE-INTERNAL', breaks: 'refuses source=internal from a public caller, as a server guarding the internal channel might', policy: { sourceAccepted: (source) => source === 'public_api' } },
 
   // Deprecation
   { name: 'deprecated-removed', rule: 'DEPRECATED-STILL-SERVED', breaks: 'answers 404 on the deprecated path', policy: { executePaths: REPLACEMENT_PATHS } },

@@ -45,6 +45,10 @@ export interface Policy {
   readonly filesOrigin: 'api' | 'assets';
   /** The path of a permanent URL, before `{id}/{name}`. */
   readonly permanentPrefix: string;
+  /** How a file's name is written into its permanent URL. */
+  readonly nameInUrl: (name: string) => string;
+  /** A permanent URL serves its file only under the file's own name (else any name after its id). */
+  readonly permanentNameChecked: boolean;
   /** GET /files/d/{slug} hands over the signed URL as a redirect, in a JSON body (flat or nested), a text/uri-list body, or a Link header. */
   readonly signedUrlDelivery: 'redirect' | 'json' | 'json-nested' | 'uri-list' | 'link';
   /** The status of that redirect. */
@@ -208,7 +212,8 @@ export interface Policy {
   readonly fillEmptyExecution: boolean;
   /** An unknown agentId runs an agent of the body's location. */
   readonly substituteUnknownAgents: boolean;
-  readonly acceptSourceParam: boolean;
+  /** Whether an execution's source parameter, where it is sent, is taken. */
+  readonly sourceAccepted: (source: string) => boolean;
   readonly requireExecutionId: boolean;
   readonly rejectUnknownSessions: boolean;
   readonly continueSessions: boolean;
@@ -323,6 +328,8 @@ export const DEFAULT_POLICY: Policy = {
   extraFields: () => ({}),
   filesOrigin: 'api',
   permanentPrefix: '/files/p/',
+  nameInUrl: encodeURIComponent,
+  permanentNameChecked: false,
   signedUrlDelivery: 'redirect',
   signedUrlRedirect: 302,
   urlReference: 'absolute',
@@ -415,7 +422,7 @@ export const DEFAULT_POLICY: Policy = {
   trimMessageUnchecked: false,
   fillEmptyExecution: false,
   substituteUnknownAgents: false,
-  acceptSourceParam: true,
+  sourceAccepted: () => true,
   requireExecutionId: false,
   rejectUnknownSessions: true,
   continueSessions: true,

@@ -140,7 +140,7 @@ function execute(request: ExecuteRequest, on: Kind, ctx: Context, turnOf: (sessi
   if (agent.status !== 'active' && !ctx.policy.skipsAgentCheck('active', on)) {
     throw new ApiError(422, 'agent_inactive', `agent ${agent.id} is ${agent.status}, not active`);
   }
-  if (request.query.source !== undefined && !ctx.policy.acceptSourceParam) throw badRequest('unknown parameter source');
+  if (request.query.source !== undefined && !ctx.policy.sourceAccepted(String(request.query.source))) throw badRequest(`source ${String(request.query.source)} is not accepted`);
 
   const contactId = typeof request.body.contactId === 'string' ? request.body.contactId : undefined;
   const session = continueOrStart(executionId, agent.id, request.token as Token, ctx, turnOf, contactId);

@@ -27,6 +27,7 @@ export async function fileRoutes(app: FastifyInstance, { ctx }: { ctx: Context }
   app.get<{ Params: { id: string; name: string } }>(`${permanentPrefix}:id/:name`, onFilesOrigin, async (request, reply) => {
     const file = ctx.files.byId(request.params.id);
     if (!file || file.slug) throw notFound('no such file');
+    if (ctx.policy.permanentNameChecked && request.params.name !== file.fileName) throw notFound('no such file of that name');
     if (ctx.policy.permanentUrlsNeedVersion && request.headers.version === undefined) throw badRequest('the Version header is required');
     if (ctx.clock.now() >= ctx.policy.permanentUntil(file.uploadedAt)) throw notFound('this file has expired');
     return handOver(request, reply, file, ctx);

@@ -84,7 +84,7 @@ async function answerUpload(request: FastifyRequest, ctx: Context): Promise<Reco
     const query = ctx.policy.fileUrlQuery === undefined ? '' : `?${ctx.policy.fileUrlQuery}`;
     const urls = stored.map((file) =>
       referenceTo(
-        file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}${query}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${encodeURIComponent(file.fileName)}${query}`,
+        file.slug ? `${base}${ctx.policy.secureUrlPrefix}${file.slug}${query}` : `${base}${ctx.policy.permanentPrefix}${file.id}/${ctx.policy.nameInUrl(file.fileName)}${query}`,
         requestUrl(request),
         ctx.policy.urlReference,
       ),

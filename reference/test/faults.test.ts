@@ -264,6 +264,7 @@ const PROBES: Record<FaultName, Probe> = {
   'body-wrong-type-500': exec({ body: { message: 1.5, locationId: WORLD.locationId } }),
   'body-empty-runs': exec({ body: {} }),
   'agent-source-refused': exec({ query: '?source=public_api' }),
+  'agent-source-internal-refused': exec({ query: '?source=internal' }),
 
   'deprecated-removed': exec({}),
   'replacement-missing': exec({ path: REPLACEMENT_EXECUTE_PATH }),
@@ -345,6 +346,11 @@ const PROBES: Record<FaultName, Probe> = {
     const response = await upload(app, { fields: secureFields, files: files(2) });
     const signed = await fetchUrl(app, absoluteUrls(response.json())[1], apiHeaders(WORLD.tokens.filesReadonly));
     return sha256((await fetchUrl(app, offeredUrl(signed)!)).rawPayload);
+  },
+  'permanent-name-unescaped': async (app) => {
+    await setClock(app, { now: '2026-11-29T09:00:00Z' });
+    const url = await uploadedUrl(app, { files: [{ name: 'hash #1.png', bytes: bytesOf('hash', 100) }] });
+    return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
   },
   'upload-name-overwrites': async (app) => {
     const first = await uploadedUrl(app, { files: files(1) });

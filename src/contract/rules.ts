@@ -115,7 +115,7 @@ export const RULES = [
   { id: 'AGENT-LOCATION-REQUIRED', level: 'MUST', area: 'Agent execution', section: '§4.3 rule 2', title: 'an execution without locationId is refused', quote: 'locationId and message are required' },
   { id: 'AGENT-UNKNOWN', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an unknown agent is refused', quote: 'agentId | string | yes | Managed agent identifier' },
   { id: 'AGENT-SOURCE', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an execution with source=public_api is accepted', quote: 'source | string | no … examples of values: public_api, internal' },
-  { id: 'AGENT-SOURCE-INTERNAL', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to source=internal is observed', quote: 'source | string | no … examples of values: public_api, internal' },
+  { id: 'AGENT-SOURCE-INTERNAL', level: 'SHOULD', area: 'Agent execution', section: '§2.3', title: 'an execution with source=internal, a value §2.3 names, is accepted', quote: 'source | string | no … examples of values: public_api, internal' },
   { id: 'EXEC-OPTIONAL-FIELDS', level: 'MUST', area: 'Agent execution', section: '§2.3', title: 'an execution with each optional field of §2.3 is accepted', quote: 'inputVariables | object | no … attachments | array of object | no … contactId | string | no' },
   { id: 'EXEC-VERSION-ID', level: 'INFO', area: 'Agent execution', section: '§2.3', title: 'the reaction to an unknown versionId is observed', quote: 'versionId | string | no | Published version to run.' },
 
